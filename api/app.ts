@@ -1,0 +1,132 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { swaggerUI } from "@hono/swagger-ui";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import { AppError, isAppError } from "../core/index.ts";
+import type { ApiDeps, AppEnv } from "./env.ts";
+import { authenticate } from "./middleware/auth.ts";
+import { idempotency } from "./middleware/idempotency.ts";
+import { jsonBody } from "./middleware/json-body.ts";
+import { requestId } from "./middleware/request-id.ts";
+import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
+import { problemResponse, requestIdOf } from "./problem.ts";
+import { buildEventCatalog, PLATFORM_EVENT_TYPES, type CatalogSource } from "../engines/index.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
+import { documentResource, resourceRoutes } from "./routes/resources.ts";
+
+/**
+ * The HTTP application. Order matters: request id → metrics → JSON body (size,
+ * type) → authentication and rate limit → idempotency → the resource routes. The
+ * one error handler at the bottom renders every AppError as problem+json.
+ */
+export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use("*", requestId());
+  app.use("*", observeRequests(deps));
+
+  app.route("/", healthRoutes(deps));
+  app.route("/admin/v1", adminRoutes(deps));
+
+  app.use("/v1/*", jsonBody(deps.config.maxBodyBytes));
+  app.use("/v1/*", except("/v1/openapi.json", authenticate(deps)));
+  app.use("/v1/*", idempotency(deps));
+
+  app.route("/v1/me", meRoutes(deps));
+  app.route("/v1/api_keys", apiKeyRoutes(deps));
+  documentPlatform(app.openAPIRegistry);
+  const catalog = buildEventCatalog(
+    [...deps.resources.values()].map((service) => service.definition as CatalogSource),
+    PLATFORM_EVENT_TYPES,
+  );
+  app.route("/v1/events", eventRoutes(deps, catalog));
+  app.route("/v1/event_types", eventTypeRoutes(catalog));
+  documentEvents(app.openAPIRegistry);
+  for (const service of deps.resources.values()) {
+    app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
+    documentResource(app.openAPIRegistry, service);
+  }
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key (sk_live_…) or an OAuth access token",
+  });
+  app.doc31("/v1/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Tessera API",
+      version: "1.0.0",
+      description: "Business data (finance, growth, talent) of one organization per credential.",
+    },
+    servers: [{ url: "/" }],
+  });
+  app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "Tessera API reference" }));
+
+  const allowedMethods = createAllowedMethods(() => app.routes);
+  app.notFound((c) => {
+    const id = requestIdOf(c);
+    return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
+  });
+  app.onError((error, c) => renderError(error, c, deps));
+  return app;
+}
+
+/** The worker role's HTTP face: health probes and metrics only. */
+export function createHealthApp(deps: ApiDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", observeRequests(deps));
+  app.route("/", healthRoutes(deps));
+  return app;
+}
+
+/** Counts and times every request by route pattern (bounded label values) and logs it. */
+function observeRequests(deps: ApiDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = routePath(c);
+    const label = c.res.status === 404 && route === "/*" ? "unmatched" : route;
+    deps.metrics.observeRequest(c.req.method, label, c.res.status, seconds);
+    deps.log.info("request", {
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      route: label,
+      status: c.res.status,
+      ms: Math.round(seconds * 10_000) / 10,
+      org: c.get("principal")?.orgId,
+    });
+  };
+}
+
+function except(path: string, middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+  return (c, next) => (c.req.path === path ? next() : middleware(c, next));
+}
+
+function renderError(error: unknown, c: Context<AppEnv>, deps: ApiDeps): Response {
+  const id = requestIdOf(c);
+  if (isAppError(error)) {
+    if (!error.isUserError)
+      deps.log.error("request failed", { request_id: id, code: error.code, error, cause: error.cause });
+    return withRequestId(problemResponse(error, id), id);
+  }
+  // Never leak internals: log the cause with the request id, answer a bare 500.
+  deps.log.error("unhandled error", { request_id: id, error, stack: (error as Error)?.stack });
+  return withRequestId(
+    problemResponse(
+      new AppError("internal", "Something went wrong on our side; the request id identifies it"),
+      id,
+    ),
+    id,
+  );
+}
+
+function withRequestId(response: Response, id: string): Response {
+  response.headers.set("X-Request-Id", id);
+  return response;
+}

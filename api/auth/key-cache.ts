@@ -1,0 +1,109 @@
+import { Redis } from "ioredis";
+import { safeEqual, sha256Hex, type Clock } from "../../core/index.ts";
+import { findPrincipalByHash, looksLikeApiKey, type KeyPrincipal } from "../../engines/index.ts";
+import type { Queryable } from "../../store/index.ts";
+
+/**
+ * Resolves bearer secrets to principals with an in-process cache, so a request
+ * costs one SHA-256 and a map lookup. Keys are high-entropy: SHA-256 is the right
+ * hash, never a slow KDF per request. Revocation on this node is immediate; other
+ * nodes hear of it through `invalidate` (Redis signal) or after the TTL.
+ */
+export interface KeyCache {
+  resolve(secret: string): Promise<KeyPrincipal | undefined>;
+  invalidate(keyId: string): void;
+  clear(): void;
+}
+
+export interface KeyCacheOptions {
+  db: Queryable;
+  clock: Clock;
+  ttlMs: number;
+  /** Unknown secrets are remembered briefly so a flood of bad keys spares the store. */
+  negativeTtlMs?: number;
+  maxEntries?: number;
+}
+
+interface Entry {
+  hash: string;
+  principal: KeyPrincipal | undefined;
+  expiresAt: number;
+}
+
+export function createKeyCache(options: KeyCacheOptions): KeyCache {
+  const { db, clock, ttlMs } = options;
+  const negativeTtlMs = options.negativeTtlMs ?? Math.min(ttlMs, 2_000);
+  const maxEntries = options.maxEntries ?? 10_000;
+  const byHash = new Map<string, Entry>();
+  const hashesByKeyId = new Map<string, string>();
+
+  const remember = (entry: Entry) => {
+    if (byHash.size >= maxEntries) {
+      // Maps iterate in insertion order: drop the oldest entry.
+      const oldest = byHash.keys().next().value;
+      if (oldest !== undefined) byHash.delete(oldest);
+    }
+    byHash.set(entry.hash, entry);
+    if (entry.principal) hashesByKeyId.set(entry.principal.keyId, entry.hash);
+  };
+
+  return {
+    async resolve(secret) {
+      if (!looksLikeApiKey(secret)) return undefined;
+      const hash = sha256Hex(secret);
+      const now = clock.now().getTime();
+      const cached = byHash.get(hash);
+      if (cached && cached.expiresAt > now && safeEqual(cached.hash, hash)) return cached.principal;
+      const principal = await findPrincipalByHash(db, hash);
+      if (ttlMs > 0) remember({ hash, principal, expiresAt: now + (principal ? ttlMs : negativeTtlMs) });
+      return principal;
+    },
+    invalidate(keyId) {
+      const hash = hashesByKeyId.get(keyId);
+      if (hash) byHash.delete(hash);
+      hashesByKeyId.delete(keyId);
+    },
+    clear() {
+      byHash.clear();
+      hashesByKeyId.clear();
+    },
+  };
+}
+
+const REVOKED_CHANNEL = "tessera:api-key-revoked";
+
+/**
+ * Spreads invalidations to every node through Redis pub/sub, so a key revoked on
+ * one node stops working on all of them at once, not after the cache TTL.
+ * `subscriber` must be a connection of its own (Redis puts it in subscribe mode).
+ */
+export async function withCrossNodeInvalidation(
+  cache: KeyCache,
+  publisher: Redis,
+  subscriber: Redis,
+  onError: (error: unknown) => void,
+): Promise<KeyCache> {
+  await subscriber.subscribe(REVOKED_CHANNEL);
+  subscriber.on("message", (channel: string, keyId: string) => {
+    if (channel === REVOKED_CHANNEL) cache.invalidate(keyId);
+  });
+  return {
+    resolve: (secret) => cache.resolve(secret),
+    clear: () => cache.clear(),
+    invalidate(keyId) {
+      cache.invalidate(keyId);
+      publisher.publish(REVOKED_CHANNEL, keyId).catch(onError);
+    },
+  };
+}
+
+/** Tells every node's cache that `keyId` is revoked (for processes without a cache, like the CLI). */
+export async function broadcastKeyRevoked(redisUrl: string, keyId: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true });
+  try {
+    await redis.connect();
+    await redis.publish(REVOKED_CHANNEL, keyId);
+  } finally {
+    redis.disconnect();
+  }
+}

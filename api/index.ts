@@ -1,0 +1,15 @@
+export { createApp, createHealthApp } from "./app.ts";
+export {
+  broadcastKeyRevoked,
+  createKeyCache,
+  withCrossNodeInvalidation,
+  type KeyCache,
+} from "./auth/key-cache.ts";
+export type { ApiDeps, AppEnv } from "./env.ts";
+export { createMetrics, type Metrics } from "./metrics.ts";
+export {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type RateDecision,
+  type RateLimiter,
+} from "./rate-limit/index.ts";

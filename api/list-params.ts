@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { AppError, type FieldError } from "../core/index.ts";
+import {
+  DEFAULT_PER_PAGE,
+  MAX_OFFSET_WINDOW,
+  MAX_PER_PAGE,
+  type ListQuery,
+  type ResourceDefinition,
+} from "../engines/index.ts";
+import { isRealDate } from "../engines/index.ts";
+
+const COMMON = [
+  "page",
+  "per_page",
+  "sort",
+  "q",
+  "created_after",
+  "created_before",
+  "updated_after",
+  "updated_before",
+];
+
+/** The query parameters every list takes, for the OpenAPI document. */
+export function listQuerySchema(definition: ResourceDefinition<unknown, unknown, unknown>) {
+  const filters = Object.fromEntries(
+    Object.entries(definition.filters).map(([name, filter]) => {
+      const values = filter.kind === "enum" || filter.kind === "custom" ? filter.values : undefined;
+      const description = values ? `One value or a comma list of: ${values.join(", ")}` : `Filter by ${name}`;
+      return [name, z.string().optional().meta({ description })];
+    }),
+  );
+  const sorts = Object.keys(definition.sorts);
+  return z.object({
+    page: z.string().optional().meta({ description: "Page number, from 1", example: "1" }),
+    per_page: z
+      .string()
+      .optional()
+      .meta({ description: `Items per page, 1-${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
+    sort: z
+      .string()
+      .optional()
+      .meta({ description: `One of ${sorts.join(", ")}; prefix - for descending` }),
+    q: z.string().optional().meta({ description: "Free-text search" }),
+    created_after: z.string().optional().meta({ description: "RFC 3339 timestamp or YYYY-MM-DD" }),
+    created_before: z.string().optional(),
+    updated_after: z.string().optional(),
+    updated_before: z.string().optional(),
+    ...filters,
+  });
+}
+
+/**
+ * Parses a list request's query string. Every mistake is a 400 naming the param:
+ * a page out of range, an unknown sort field, an unknown enum value, a bad date.
+ */
+export function parseListQuery(
+  params: URLSearchParams,
+  definition: Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">,
+): ListQuery {
+  const errors: FieldError[] = [];
+  const fail = (param: string, message: string) => errors.push({ param, code: "invalid", message });
+  for (const [name, value] of params) {
+    // PostgreSQL text cannot hold U+0000: bound as a parameter, such a value fails in the store.
+    if (value.includes("\u0000")) fail(name, "must not contain NUL characters");
+  }
+
+  const page = integer(params.get("page"), 1, "page", 1, Number.MAX_SAFE_INTEGER, fail);
+  const perPage = integer(params.get("per_page"), DEFAULT_PER_PAGE, "per_page", 1, MAX_PER_PAGE, fail);
+  if (page * perPage > MAX_OFFSET_WINDOW) {
+    fail(
+      "page",
+      `page * per_page must be at most ${MAX_OFFSET_WINDOW}; narrow the list with filters instead`,
+    );
+  }
+
+  const sortParam = params.get("sort") ?? "-created_at";
+  const descending = sortParam.startsWith("-");
+  const field = descending ? sortParam.slice(1) : sortParam;
+  if (!(field in definition.sorts))
+    fail("sort", `must be one of ${Object.keys(definition.sorts).join(", ")}`);
+
+  const query: ListQuery = { page, perPage, sort: { field, descending }, filters: {} };
+  const q = params.get("q");
+  if (q !== null) {
+    if (q.length > 200) fail("q", "must be at most 200 characters");
+    else if (q.trim()) query.q = q.trim();
+  }
+  query.createdAfter = instant(params.get("created_after"), "created_after", fail);
+  query.createdBefore = instant(params.get("created_before"), "created_before", fail);
+  query.updatedAfter = instant(params.get("updated_after"), "updated_after", fail);
+  query.updatedBefore = instant(params.get("updated_before"), "updated_before", fail);
+
+  for (const [name, filter] of Object.entries(definition.filters)) {
+    const raw = params.get(name);
+    if (raw === null) continue;
+    const values = raw
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean);
+    if (values.length === 0) {
+      fail(name, "must not be empty");
+      continue;
+    }
+    const allowed = filter.kind === "enum" || filter.kind === "custom" ? filter.values : undefined;
+    if (filter.kind === "boolean") {
+      if (values.length !== 1 || (values[0] !== "true" && values[0] !== "false"))
+        fail(name, "must be true or false");
+    } else if (allowed) {
+      const unknown = values.filter((v) => !allowed.includes(v));
+      if (unknown.length > 0)
+        fail(name, `unknown value '${unknown[0]}'; expected one of ${allowed.join(", ")}`);
+    } else if (values.length > 1 && filter.kind === "equals") {
+      fail(name, "takes one value");
+    }
+    if (filter.kind === "date" && (values.length !== 1 || !isRealDate(values[0]!))) {
+      fail(name, "must be a date YYYY-MM-DD");
+    }
+    query.filters[name] = values;
+  }
+
+  for (const name of params.keys()) {
+    if (!COMMON.includes(name) && !(name in definition.filters)) fail(name, "is not a known parameter");
+  }
+  if (errors.length > 0) {
+    throw new AppError("invalid_request", `${errors[0]!.param}: ${errors[0]!.message}`, { errors });
+  }
+  return query;
+}
+
+function integer(
+  raw: string | null,
+  fallback: number,
+  param: string,
+  min: number,
+  max: number,
+  fail: (param: string, message: string) => void,
+): number {
+  if (raw === null) return fallback;
+  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail(param, `must be an integer from ${min} to ${max}`);
+    return fallback;
+  }
+  return value;
+}
+
+function instant(
+  raw: string | null,
+  param: string,
+  fail: (param: string, message: string) => void,
+): Date | undefined {
+  if (raw === null) return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  const valid = dateOnly ? isRealDate(raw) : z.iso.datetime({ offset: true }).safeParse(raw).success;
+  const at = valid ? new Date(dateOnly ? `${raw}T00:00:00Z` : raw) : undefined;
+  // An offset can carry a valid-looking instant into year 0 or 10000, which timestamptz refuses.
+  if (!at || at.getTime() < EARLIEST_MS || at.getTime() > LATEST_MS) {
+    fail(param, "must be an RFC 3339 timestamp or a date YYYY-MM-DD, from year 0001 to 9999");
+    return undefined;
+  }
+  return at;
+}
+
+const EARLIEST_MS = Date.parse("0001-01-01T00:00:00Z");
+const LATEST_MS = Date.parse("9999-12-31T23:59:59.999Z");

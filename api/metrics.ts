@@ -1,0 +1,77 @@
+/**
+ * Prometheus text exposition (format 0.0.4) for request counts and latencies.
+ * Small enough to own; labels are bounded (route patterns, not raw paths).
+ */
+const BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Histogram {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+export interface Metrics {
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Adds a gauge read at scrape time (e.g. store readiness). */
+  gauge(name: string, help: string, read: () => number): void;
+  render(): string;
+}
+
+export function createMetrics(): Metrics {
+  const requests = new Map<string, number>();
+  const durations = new Map<string, Histogram>();
+  const gauges: Array<{ name: string; help: string; read: () => number }> = [];
+  const started = Date.now();
+
+  return {
+    observeRequest(method, route, status, seconds) {
+      const key = `method="${method}",route="${route}",status="${status}"`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+      const hKey = `method="${method}",route="${route}"`;
+      let histogram = durations.get(hKey);
+      if (!histogram) {
+        histogram = { counts: BUCKETS_S.map(() => 0), sum: 0, count: 0 };
+        durations.set(hKey, histogram);
+      }
+      for (let i = 0; i < BUCKETS_S.length; i++) if (seconds <= BUCKETS_S[i]!) histogram.counts[i]!++;
+      histogram.sum += seconds;
+      histogram.count++;
+    },
+    gauge(name, help, read) {
+      gauges.push({ name, help, read });
+    },
+    render() {
+      const lines = [
+        "# HELP tessera_http_requests_total HTTP requests by method, route and status.",
+        "# TYPE tessera_http_requests_total counter",
+      ];
+      for (const [labels, value] of requests) lines.push(`tessera_http_requests_total{${labels}} ${value}`);
+      lines.push(
+        "# HELP tessera_http_request_duration_seconds HTTP request latency.",
+        "# TYPE tessera_http_request_duration_seconds histogram",
+      );
+      for (const [labels, h] of durations) {
+        BUCKETS_S.forEach((le, i) =>
+          lines.push(`tessera_http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`),
+        );
+        lines.push(`tessera_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
+        lines.push(`tessera_http_request_duration_seconds_sum{${labels}} ${h.sum}`);
+        lines.push(`tessera_http_request_duration_seconds_count{${labels}} ${h.count}`);
+      }
+      const memory = process.memoryUsage();
+      const builtin = [
+        {
+          name: "tessera_process_uptime_seconds",
+          help: "Seconds since start.",
+          value: (Date.now() - started) / 1000,
+        },
+        { name: "tessera_process_resident_memory_bytes", help: "Resident set size.", value: memory.rss },
+        { name: "tessera_process_heap_used_bytes", help: "V8 heap in use.", value: memory.heapUsed },
+      ];
+      for (const g of [...builtin, ...gauges.map((g) => ({ ...g, value: g.read() }))]) {
+        lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${g.value}`);
+      }
+      return lines.join("\n") + "\n";
+    },
+  };
+}

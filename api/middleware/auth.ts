@@ -1,0 +1,82 @@
+import type { MiddlewareHandler } from "hono";
+import { AppError, type Clock, type Config, type Logger } from "../../core/index.ts";
+import { hasScope, touchApiKey, type ScopeName } from "../../engines/index.ts";
+import type { Store } from "../../store/index.ts";
+import type { KeyCache } from "../auth/key-cache.ts";
+import type { AppEnv } from "../env.ts";
+import type { RateLimiter } from "../rate-limit/index.ts";
+
+const CHALLENGE = 'Bearer realm="tessera"';
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Authenticates `Authorization: Bearer <key>` (RFC 6750): no credential → 401 with
+ * a bare challenge; a bad or revoked one → 401 `error="invalid_token"`. Then counts
+ * the request against the credential's rate limit and sets the X-RateLimit-* headers.
+ */
+export function authenticate(deps: {
+  keys: KeyCache;
+  rateLimiter: RateLimiter;
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+}): MiddlewareHandler<AppEnv> {
+  // last_used_at is written at most once a minute per key and node: no write per request.
+  const lastTouched = new Map<string, number>();
+  const recordUse = (keyId: string) => {
+    const now = deps.clock.now();
+    if (now.getTime() - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(keyId, now.getTime());
+    touchApiKey(deps.store, keyId, now).catch((error: unknown) =>
+      deps.log.warn("api key touch failed", { error }),
+    );
+  };
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (!header) {
+      throw new AppError("unauthenticated", "Send your API key as Authorization: Bearer sk_live_…", {
+        headers: { "WWW-Authenticate": CHALLENGE },
+      });
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const principal = match ? await deps.keys.resolve(match[1]!) : undefined;
+    if (!principal) {
+      throw new AppError("invalid_token", "The API key is invalid or revoked", {
+        headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
+      });
+    }
+    c.set("principal", principal);
+    recordUse(principal.keyId);
+
+    const decision = await deps.rateLimiter.hit(principal.keyId, deps.config.rateLimits[principal.plan]);
+    const headers = {
+      "X-RateLimit-Limit": String(decision.limit),
+      "X-RateLimit-Remaining": String(decision.remaining),
+      "X-RateLimit-Reset": String(decision.resetAt),
+    };
+    if (!decision.allowed) {
+      const retryAfter = Math.max(1, decision.resetAt - Math.floor(deps.clock.now().getTime() / 1000));
+      throw new AppError("rate_limited", `Rate limit of ${decision.limit} requests exceeded; retry later`, {
+        headers: { ...headers, "Retry-After": String(retryAfter) },
+      });
+    }
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  };
+}
+
+/** GET/HEAD need `<name>:read`; every other method needs `<name>:write`. */
+export function requireScope(name: ScopeName): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const access = c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "write";
+    if (!hasScope(c.get("principal").scopes, name, access)) {
+      throw new AppError("insufficient_scope", `This key lacks the ${name}:${access} scope`, {
+        headers: {
+          "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="${name}:${access}"`,
+        },
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,100 @@
+import type { MiddlewareHandler } from "hono";
+import { AppError, sha256Hex, type Clock, type Config } from "../../core/index.ts";
+import type { Store } from "../../store/index.ts";
+import type { AppEnv } from "../env.ts";
+import {
+  findIdempotentRequest,
+  reserveIdempotencyKey,
+  releaseIdempotencyKey,
+  saveIdempotentResponse,
+} from "../../engines/index.ts";
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** A request still "in flight" past this lease is taken to have crashed. */
+const LEASE_MS = 60_000;
+const REPLAYED_HEADERS = ["content-type", "location"];
+
+/**
+ * `Idempotency-Key` on POST/PATCH (Stripe's semantics): the first response is
+ * stored for 24 h and replayed with `Idempotent-Replayed: true`; the same key with
+ * another method, path or body is a 422; the same key while the first request is
+ * still running is a 409. Server errors are not stored, so a retry can succeed.
+ */
+export function idempotency(deps: { store: Store; clock: Clock; config: Config }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header("idempotency-key");
+    if (key === undefined || (c.req.method !== "POST" && c.req.method !== "PATCH")) return next();
+    if (!KEY_SHAPE.test(key)) {
+      throw new AppError("invalid_request", "Idempotency-Key must be 1-255 printable ASCII characters", {
+        errors: [{ param: "Idempotency-Key", code: "invalid", message: "1-255 printable ASCII characters" }],
+      });
+    }
+    const orgId = c.get("principal").orgId;
+    const path = new URL(c.req.url).pathname;
+    const requestHash = sha256Hex(`${c.req.method}\n${path}\n${c.get("bodyText") ?? ""}`);
+    const now = deps.clock.now();
+    const ttlMs = deps.config.idempotencyTtlHours * 3_600_000;
+
+    const reserved = await reserveIdempotencyKey(deps.store, {
+      orgId,
+      key,
+      method: c.req.method,
+      path,
+      requestHash,
+      now,
+      leaseUntil: new Date(now.getTime() + LEASE_MS),
+      expiredBefore: new Date(now.getTime() - ttlMs),
+    });
+    if (!reserved) {
+      const existing = await findIdempotentRequest(deps.store, orgId, key);
+      if (!existing)
+        throw new AppError("idempotency_key_in_use", "Retry this request: its key was just released");
+      if (existing.request_hash !== requestHash) {
+        throw new AppError(
+          "idempotency_key_reused",
+          "This Idempotency-Key was used with a different request",
+          {
+            errors: [
+              { param: "Idempotency-Key", code: "reused", message: "keys must be unique per request" },
+            ],
+          },
+        );
+      }
+      if (existing.response_status === null) {
+        throw new AppError(
+          "idempotency_key_in_use",
+          "A request with this Idempotency-Key is still in progress",
+        );
+      }
+      return replay(existing);
+    }
+
+    try {
+      await next();
+    } catch (error) {
+      await releaseIdempotencyKey(deps.store, orgId, key);
+      throw error;
+    }
+    if (c.res.status >= 500) {
+      await releaseIdempotencyKey(deps.store, orgId, key);
+      return;
+    }
+    const body = await c.res.clone().text();
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = c.res.headers.get(name);
+      if (value) headers[name] = value;
+    }
+    await saveIdempotentResponse(deps.store, { orgId, key, status: c.res.status, headers, body });
+  };
+}
+
+function replay(stored: {
+  response_status: number | null;
+  response_headers: unknown;
+  response_body: string | null;
+}) {
+  const headers = new Headers(stored.response_headers as Record<string, string>);
+  headers.set("Idempotent-Replayed", "true");
+  return new Response(stored.response_body, { status: stored.response_status ?? 200, headers });
+}

@@ -1,0 +1,68 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { AppError, safeEqual } from "../../core/index.ts";
+import {
+  ApiKeyCreateSchema,
+  createApiKey,
+  createOrganization,
+  findOrganization,
+  listApiKeys,
+  listOrganizations,
+  OrganizationCreateSchema,
+  revokeApiKey,
+  seedDemo,
+} from "../../engines/index.ts";
+import type { ApiDeps, AppEnv } from "../env.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { parseBody } from "../validate.ts";
+
+/**
+ * Operator endpoints, used by the CLI while `serve` holds the embedded store
+ * (PGlite admits one process). Authenticated by the token in the data dir, which
+ * only someone with access to the server's files can read. Not part of /v1.
+ */
+export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", async (c, next) => {
+    const header = c.req.header("authorization") ?? "";
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!deps.adminToken || !token || !safeEqual(token, deps.adminToken)) {
+      throw new AppError("invalid_token", "Operator token required", {
+        headers: { "WWW-Authenticate": 'Bearer realm="tessera-admin"' },
+      });
+    }
+    await next();
+  });
+  app.use("*", jsonBody(deps.config.maxBodyBytes));
+
+  const orgOrThrow = async (idOrName: string) => {
+    const org = await findOrganization(deps.store, idOrName);
+    if (!org) throw new AppError("not_found", `No such organization: '${idOrName}'`);
+    return org;
+  };
+
+  app.get("/orgs", async (c) => c.json({ data: await listOrganizations(deps.store) }));
+  app.post("/orgs", async (c) =>
+    c.json(await createOrganization(deps.store, parseBody(c, OrganizationCreateSchema)), 201),
+  );
+  app.post("/orgs/:org/keys", async (c) => {
+    const org = await orgOrThrow(c.req.param("org"));
+    return c.json(await createApiKey(deps.store, org.id, parseBody(c, ApiKeyCreateSchema)), 201);
+  });
+  app.get("/orgs/:org/keys", async (c) => {
+    const org = await orgOrThrow(c.req.param("org"));
+    return c.json(await listApiKeys(deps.store, org.id, 1, 100));
+  });
+  app.post("/orgs/:org/keys/:id/revoke", async (c) => {
+    const org = await orgOrThrow(c.req.param("org"));
+    const key = await revokeApiKey(deps.store, org.id, c.req.param("id"), deps.clock);
+    deps.keys.invalidate(key.id);
+    return c.json(key);
+  });
+  app.post("/orgs/:org/seed", async (c) => {
+    const org = await orgOrThrow(c.req.param("org"));
+    const { size } = parseBody(c, z.object({ size: z.number().int().min(1).max(100).default(1) }));
+    return c.json(await seedDemo(deps.store, deps.clock, org.id, size), 201);
+  });
+  return app;
+}

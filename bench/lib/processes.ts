@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export interface ListeningProcess {
+  url: string;
+  pid: number;
+  /** Sends SIGTERM and resolves when the process has exited. */
+  stop: () => Promise<void>;
+}
+
+/** Node with the tsx loader, as `npm run bench` itself runs. */
+export const NODE_TS = [process.execPath, "--import", "tsx"];
+
+/** Starts a process that prints `listening on http://…` and waits for that line. */
+export function startListening(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<ListeningProcess> {
+  const child = spawn(args[0]!, args.slice(1), {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${args.join(" ")} did not start:\n${output}`));
+    }, timeoutMs);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off("data", onData);
+      resolve({ url: match[1]!, pid: child.pid!, stop: () => stop(child, exited) });
+    };
+    child.stdout.on("data", onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(" ")} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs a process to completion and parses the last line it printed as JSON. */
+export function runForJson<T>(args: string[]): Promise<T> {
+  const child = spawn(args[0]!, args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => {
+      const last = stdout.trim().split("\n").pop() ?? "";
+      if (code !== 0 || !last) return reject(new Error(`${args.join(" ")} exited ${code}:\n${stderr}`));
+      try {
+        resolve(JSON.parse(last) as T);
+      } catch (error) {
+        reject(new Error(`unparsable output of ${args[0]}: ${String(error)}`));
+      }
+    });
+  });
+}
+
+const TICKS_PER_S = 100;
+
+/** CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
+export function processCpuS(pid: number): number | undefined {
+  try {
+    // Fields after the parenthesized command: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds of the whole machine so far, summed over cores (Linux /proc). */
+export function machineCpuS(): { busy: number; steal: number } | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
+    // user nice system idle iowait irq softirq steal …; guest time is already inside user.
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    const busy = (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0);
+    return { busy: busy / TICKS_PER_S, steal: (steal ?? 0) / TICKS_PER_S };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,229 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isoDate, randomBase62, systemClock } from "../core/index.ts";
+import { createApiKey, revokeApiKey } from "../engines/index.ts";
+import { createPostgresStore, migrate, type Store } from "../store/index.ts";
+import type { LoadOptions, LoadReport } from "./lib/load.ts";
+import { NODE_TS, runForJson, startListening } from "./lib/processes.ts";
+import { UNTHROTTLED_RATE_LIMITS } from "./lib/limits.ts";
+import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
+import { DEFAULT_LAG_DAYS, seedInvoiceOrg } from "./lib/seed.ts";
+import { summarize } from "./lib/stats.ts";
+
+const BIN = fileURLToPath(new URL("../bin/tessera.js", import.meta.url));
+const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
+const ANCHOR = fileURLToPath(new URL("./lib/anchor-server.ts", import.meta.url));
+const PATH = "/v1/invoices?status=overdue&per_page=25";
+const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
+
+const SIZES = {
+  full: { invoices: 1_000_000, rounds: 3, warmupS: 3, durationS: 10 },
+  tiny: { invoices: 2_000, rounds: 1, warmupS: 0.5, durationS: 1.5 },
+};
+
+interface Subject {
+  name: string;
+  url: string;
+  pid: number;
+  headers: Record<string, string>;
+}
+
+interface Totals {
+  samplesUs: number[];
+  requests: number;
+  windowMs: number;
+  loadCpuS: number;
+  serverCpuS: number;
+  machineBusyS: number;
+  stealS: number;
+}
+
+/**
+ * `GET /v1/invoices?status=overdue&per_page=25` on one organization with N invoices
+ * on PostgreSQL, through the real server (`tessera serve --role api` in a child
+ * process), against the anchor: a bare Hono handler in another child process
+ * returning the same JSON. One load generator process drives each in turn, the
+ * two alternating for `rounds` rounds so that a noisy neighbour hits both alike.
+ */
+export const listOverdue: Benchmark = {
+  name: "list-overdue",
+  summary: "GET /v1/invoices?status=overdue over HTTP on PostgreSQL vs a bare Hono handler",
+  async run(options: BenchOptions): Promise<BenchResult> {
+    const size = options.tiny ? SIZES.tiny : SIZES.full;
+    const invoices = numberFlag(options.flags, "invoices", size.invoices);
+    const rounds = numberFlag(options.flags, "rounds", size.rounds);
+    const connections = numberFlag(options.flags, "connections", 32);
+    const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
+    const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
+    const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? DEFAULT_URL;
+
+    const store = createPostgresStore({ url: databaseUrl, poolSize: 2 });
+    const cleanups: Array<() => Promise<void>> = [async () => store.dispose()];
+    const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
+    try {
+      await migrate(store);
+      options.log(`  organization with ${invoices.toLocaleString("en-US")} invoices…`);
+      const lagDays = options.flags["lag-days"] === "0" ? 0 : DEFAULT_LAG_DAYS;
+      const seed = await seedInvoiceOrg(store, invoices, options.log, lagDays);
+      options.log(`  ${seed.seeded ? "seeded" : "reused"} in ${(seed.seedMs / 1000).toFixed(1)} s`);
+      const key = await createApiKey(store, seed.orgId, { kind: "full_access", name: "bench" });
+      cleanups.unshift(async () => void (await revokeApiKey(store, seed.orgId, key.id, systemClock)));
+
+      const server = await startListening([process.execPath, BIN, "serve", "--role", "api"], {
+        DATABASE_URL: databaseUrl,
+        TESSERA_SECRET: randomBase62(40),
+        TESSERA_DATA_DIR: join(scratch, "data"),
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "warn",
+        TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
+      });
+      cleanups.unshift(server.stop);
+      const authorization = `Bearer ${key.secret}`;
+      const body = await checkedResponse(store, server.url, authorization, seed.orgId);
+      const bodyFile = join(scratch, "page.json");
+      writeFileSync(bodyFile, body);
+      const anchor = await startListening([...NODE_TS, ANCHOR, bodyFile], {});
+      cleanups.unshift(anchor.stop);
+
+      const subjects: Subject[] = [
+        { name: "anchor", url: anchor.url, pid: anchor.pid, headers: {} },
+        { name: "tessera", url: server.url, pid: server.pid, headers: { authorization } },
+      ];
+      const totals = new Map(subjects.map((s) => [s.name, emptyTotals()]));
+      for (let round = 1; round <= rounds; round++) {
+        for (const subject of subjects) {
+          options.log(`  round ${round}/${rounds}: ${subject.name}`);
+          const load = {
+            url: subject.url + PATH,
+            headers: subject.headers,
+            connections,
+            warmupMs,
+            durationMs,
+            observePid: subject.pid,
+          };
+          addRun(totals.get(subject.name)!, await measure(load));
+        }
+      }
+      const params = { invoices, lagDays, rounds, connections, durationMs, warmupMs, path: PATH };
+      return result(totals, params, seed);
+    } finally {
+      for (const cleanup of cleanups) await cleanup().catch((error: unknown) => options.log(String(error)));
+    }
+  },
+};
+
+/**
+ * One real response, checked before any load: 200, and a total equal to the
+ * overdue count SQL gives, so a fast wrong answer cannot pass as a result.
+ */
+async function checkedResponse(store: Store, url: string, authorization: string, orgId: string) {
+  const response = await fetch(url + PATH, { headers: { authorization } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${PATH} answered ${response.status}: ${text}`);
+  const page = JSON.parse(text) as { data: unknown[]; meta: { total: number } };
+  const [row] = await store.query<{ n: number }>(
+    `SELECT count(*) AS n FROM invoices
+     WHERE org_id = $1 AND (status = 'overdue' OR (status = 'open' AND due_date < $2::date))`,
+    [orgId, isoDate(new Date())],
+  );
+  if (page.meta.total !== row?.n || page.data.length !== Math.min(25, row.n)) {
+    throw new Error(`meta.total ${page.meta.total} / ${page.data.length} rows, but ${row?.n} are overdue`);
+  }
+  return text;
+}
+
+async function measure(load: LoadOptions): Promise<LoadReport> {
+  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
+  if (report.errors > 0 || report.non2xx > 0) {
+    throw new Error(
+      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
+        `out of ${report.requests} requests to ${load.url}`,
+    );
+  }
+  return report;
+}
+
+function emptyTotals(): Totals {
+  return {
+    samplesUs: [],
+    requests: 0,
+    windowMs: 0,
+    loadCpuS: 0,
+    serverCpuS: 0,
+    machineBusyS: 0,
+    stealS: 0,
+  };
+}
+
+function addRun(totals: Totals, report: LoadReport) {
+  for (const sample of report.samplesUs) totals.samplesUs.push(sample);
+  totals.requests += report.requests;
+  totals.windowMs += report.windowMs;
+  totals.loadCpuS += report.cpuS.loadGenerator;
+  totals.serverCpuS += report.cpuS.server;
+  totals.machineBusyS += report.cpuS.machineBusy;
+  totals.stealS += report.cpuS.steal;
+}
+
+function result(
+  totals: Map<string, Totals>,
+  params: { invoices: number; connections: number; path: string } & Record<string, unknown>,
+  seed: { seeded: boolean; seedMs: number },
+): BenchResult {
+  const stats = (name: string) => {
+    const t = totals.get(name)!;
+    const latency = summarize(t.samplesUs);
+    const windowS = t.windowMs / 1000;
+    return {
+      medianMs: latency.median / 1000,
+      p99Ms: latency.p99 / 1000,
+      p90Ms: latency.p90 / 1000,
+      maxMs: latency.max / 1000,
+      reqPerSec: t.requests / windowS,
+      // Shares of one core over the measured windows.
+      cpu: {
+        loadGenerator: t.loadCpuS / windowS,
+        server: t.serverCpuS / windowS,
+        machine: t.machineBusyS / windowS,
+        steal: t.stealS / windowS,
+      },
+      serverCpuPerRequestUs: (t.serverCpuS / t.requests) * 1e6,
+    };
+  };
+  const anchor = stats("anchor");
+  const tessera = stats("tessera");
+  const ratio = tessera.reqPerSec / anchor.reqPerSec;
+  return {
+    name: "list-overdue",
+    description: `GET ${params.path} on ${params.invoices.toLocaleString("en-US")} invoices, ${params.connections} connections`,
+    params,
+    rows: [
+      {
+        subject: "tessera",
+        unit: "ms",
+        median: tessera.medianMs,
+        p99: tessera.p99Ms,
+        reqPerSec: tessera.reqPerSec,
+        versusAnchor: `${ratio.toFixed(2)}× req/s`,
+      },
+      {
+        subject: "anchor: bare Hono, same JSON",
+        unit: "ms",
+        median: anchor.medianMs,
+        p99: anchor.p99Ms,
+        reqPerSec: anchor.reqPerSec,
+        versusAnchor: "1.00×",
+      },
+    ],
+    targets: [
+      target("median < 10 ms", tessera.medianMs, "<", 10, "ms"),
+      target("p99 < 50 ms", tessera.p99Ms, "<", 50, "ms"),
+      target("req/s ≥ 40 % of anchor", ratio * 100, ">=", 40, "%"),
+    ],
+    details: { tessera, anchor, ratio, seeded: seed.seeded, seedS: seed.seedMs / 1000 },
+  };
+}

@@ -1,0 +1,140 @@
+import { parseArgs } from "node:util";
+import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../core/index.ts";
+import { ENGINES, KEY_KINDS } from "../engines/index.ts";
+import { startServer, type Role, type RunningServer } from "../main.ts";
+import { openOperator } from "./operator.ts";
+
+const USAGE = `usage: tessera <command>
+
+  serve [--role all|api|worker]   start the service (default role: all)
+  migrate                         apply pending migrations
+  orgs create NAME [--plan free|pro|enterprise]
+  orgs list
+  keys create --org ORG --kind full_access|read_only|engine [--engines finance,growth] [--access read|write] [--name N]
+  keys list --org ORG
+  keys revoke KEY_ID --org ORG
+  seed --demo [--org ORG] [--size N]
+
+Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL.`;
+
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      role: { type: "string", default: "all" },
+      plan: { type: "string", default: "free" },
+      org: { type: "string" },
+      kind: { type: "string" },
+      engines: { type: "string" },
+      access: { type: "string" },
+      name: { type: "string" },
+      demo: { type: "boolean", default: false },
+      size: { type: "string", default: "1" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [command, sub, arg] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+
+  if (command === "serve") return serveUntilSignal(config, values.role);
+
+  const operator = await openOperator(config, { migrate: command !== "migrate" });
+  try {
+    switch (`${command} ${sub ?? ""}`.trim()) {
+      case "migrate":
+        return print(await operator.migrate());
+      case "orgs create":
+        if (!sub || !arg) return usage("orgs create NAME");
+        if (!(PLANS as readonly string[]).includes(values.plan))
+          return usage(`--plan must be one of ${PLANS.join(", ")}`);
+        return print(await operator.createOrg({ name: arg, plan: values.plan as (typeof PLANS)[number] }));
+      case "orgs list":
+        return print(await operator.listOrgs());
+      case "keys create": {
+        if (!values.org || !values.kind) return usage("keys create --org ORG --kind KIND");
+        if (!(KEY_KINDS as readonly string[]).includes(values.kind))
+          return usage(`--kind must be one of ${KEY_KINDS.join(", ")}`);
+        const engines = values.engines?.split(",").map((e) => e.trim());
+        if (engines?.some((e) => !(ENGINES as readonly string[]).includes(e)))
+          return usage(`--engines takes ${ENGINES.join(",")}`);
+        const key = await operator.createKey(values.org, {
+          kind: values.kind as (typeof KEY_KINDS)[number],
+          engines: engines as (typeof ENGINES)[number][] | undefined,
+          access: values.access as "read" | "write" | undefined,
+          name: values.name,
+        });
+        console.log(`created ${key.id} (${key.scopes.join(" ")}); the secret is shown once:`);
+        console.log(key.secret);
+        return 0;
+      }
+      case "keys list":
+        if (!values.org) return usage("keys list --org ORG");
+        return print(await operator.listKeys(values.org));
+      case "keys revoke":
+        if (!values.org || !arg) return usage("keys revoke KEY_ID --org ORG");
+        return print(await operator.revokeKey(values.org, arg));
+      case "seed":
+        if (!values.demo) return usage("seed --demo [--org ORG]");
+        return print(await operator.seedDemo(values.org ?? "default", Number(values.size)));
+      default:
+        return usage(`unknown command: ${positionals.join(" ")}`);
+    }
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await operator.dispose();
+  }
+}
+
+function print(value: unknown): number {
+  console.log(JSON.stringify(value, null, 2));
+  return 0;
+}
+
+function usage(message: string): number {
+  console.error(`${message}\n\n${USAGE}`);
+  return 2;
+}
+
+async function serveUntilSignal(config: Config, role: string): Promise<number> {
+  if (!["all", "api", "worker"].includes(role)) return usage("--role must be all, api or worker");
+  const log = createLogger({ level: config.logLevel, base: { role } });
+  let server: RunningServer;
+  try {
+    server = await startServer({ config, log, role: role as Role });
+  } catch (error) {
+    // Startup faults (port taken, data dir in use, store unreachable) are the operator's to fix: say so plainly.
+    log.error("failed to start", { error });
+    console.error(`error: ${(error as Error).message}`);
+    return 1;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info("draining", { signal });
+      resolve();
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+  await server.dispose();
+  log.info("stopped");
+  return 0;
+}

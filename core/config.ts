@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { LOG_LEVELS } from "./log.ts";
+
+/**
+ * Configuration enters once: parsed from the environment here (the only reader of
+ * `process.env`), frozen, then passed down.
+ */
+
+export const PLANS = ["free", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+const RateLimitSchema = z.object({
+  limit: z.number().int().positive(),
+  window_s: z.number().int().positive(),
+});
+export type RateLimit = z.infer<typeof RateLimitSchema>;
+
+const DEFAULT_RATE_LIMITS: Record<Plan, RateLimit> = {
+  free: { limit: 600, window_s: 60 },
+  pro: { limit: 6_000, window_s: 60 },
+  enterprise: { limit: 60_000, window_s: 60 },
+};
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((value) => value === "1" || value === "true");
+
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).optional().default(fallback);
+
+const jsonRateLimits = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (!text) return DEFAULT_RATE_LIMITS;
+    try {
+      const parsed = z.partialRecord(z.enum(PLANS), RateLimitSchema).parse(JSON.parse(text));
+      return { ...DEFAULT_RATE_LIMITS, ...parsed };
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          'must be JSON like {"free":{"limit":600,"window_s":60}} (plans left out keep their defaults)',
+      });
+      return z.NEVER;
+    }
+  });
+
+export const EnvSchema = z
+  .object({
+    PORT: int(8787, 0).pipe(z.number().max(65535)),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    TESSERA_DATA_DIR: z.string().min(1).default("./.tessera"),
+    DATABASE_URL: z.string().url().optional(),
+    REDIS_URL: z.string().url().optional(),
+    TESSERA_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+    TESSERA_MAX_BODY_BYTES: int(1_048_576, 1),
+    TESSERA_RATE_LIMITS: jsonRateLimits,
+    TESSERA_KEY_CACHE_TTL_MS: int(10_000),
+    TESSERA_IDEMPOTENCY_TTL_HOURS: int(24, 1),
+    TESSERA_EVENT_RETENTION_DAYS: int(30, 1),
+    TESSERA_DB_POOL_SIZE: int(10, 1),
+    TESSERA_ALLOW_PRIVATE_TARGETS: flag,
+    TESSERA_SHUTDOWN_GRACE_MS: int(10_000),
+  })
+  .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
+    message: "TESSERA_SECRET is required when DATABASE_URL is set",
+    path: ["TESSERA_SECRET"],
+  });
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  /** Key for secrets at rest; in embedded mode generated into the data dir when absent. */
+  readonly secret: string | undefined;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly maxBodyBytes: number;
+  readonly rateLimits: Readonly<Record<Plan, RateLimit>>;
+  readonly keyCacheTtlMs: number;
+  readonly idempotencyTtlHours: number;
+  /** Events older than this are purged (GET /v1/events is the catch-up window). */
+  readonly eventRetentionDays: number;
+  readonly dbPoolSize: number;
+  readonly allowPrivateTargets: boolean;
+  readonly shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join("\n  ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parse an environment (default: `process.env`) into a frozen Config. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = EnvSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  }
+  const e = result.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.TESSERA_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    secret: e.TESSERA_SECRET,
+    logLevel: e.LOG_LEVEL,
+    maxBodyBytes: e.TESSERA_MAX_BODY_BYTES,
+    rateLimits: Object.freeze(e.TESSERA_RATE_LIMITS),
+    keyCacheTtlMs: e.TESSERA_KEY_CACHE_TTL_MS,
+    idempotencyTtlHours: e.TESSERA_IDEMPOTENCY_TTL_HOURS,
+    eventRetentionDays: e.TESSERA_EVENT_RETENTION_DAYS,
+    dbPoolSize: e.TESSERA_DB_POOL_SIZE,
+    allowPrivateTargets: e.TESSERA_ALLOW_PRIVATE_TARGETS,
+    shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+  });
+}

@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { AppError, newId, rfc3339 } from "../../core/index.ts";
+import type { Queryable, Row } from "../../store/index.ts";
+import { likePattern, SqlWhere, type Page } from "../list-query.ts";
+
+/**
+ * The transactional outbox: events are rows written by the same transaction as
+ * the change they record, so a rolled-back change leaves no event and every
+ * committed change has one. Webhook delivery reads from here.
+ */
+
+/** Standard Webhooks payload shape, plus `object` like every API object. */
+export const EventSchema = z
+  .object({
+    id: z.string().meta({ example: "evt_3kTqZ9" }),
+    object: z.literal("event"),
+    type: z.string().meta({ example: "invoice.paid" }),
+    timestamp: z.string().meta({ description: "When the change committed (RFC 3339)" }),
+    data: z.object({
+      object: z.record(z.string(), z.unknown()),
+      previous_attributes: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: "Event" });
+export type Event = z.infer<typeof EventSchema>;
+
+export interface EventInput {
+  type: string;
+  object: unknown;
+  /** On updates: the changed fields' values before the change. */
+  previousAttributes?: Record<string, unknown>;
+}
+
+/** Writes events in the caller's transaction, in order, in one statement. */
+export async function recordEvents(
+  tx: Queryable,
+  orgId: string,
+  now: Date,
+  events: readonly EventInput[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const params: unknown[] = [orgId, now.toISOString()];
+  const rows = events.map((event) => {
+    const data = event.previousAttributes
+      ? { object: event.object, previous_attributes: event.previousAttributes }
+      : { object: event.object };
+    params.push(newId("evt"), event.type, data);
+    const n = params.length;
+    return `($${n - 2}, $1, $${n - 1}, $${n}::jsonb, $2::timestamptz)`;
+  });
+  await tx.query(`INSERT INTO events (id, org_id, type, data, created_at) VALUES ${rows.join(", ")}`, params);
+}
+
+/**
+ * The fields of `after` that differ from `before`, with their old values
+ * (Stripe's `previous_attributes`). `updated_at` always changes and is left out.
+ */
+export function previousAttributes(before: object, after: object): Record<string, unknown> {
+  const old = before as Record<string, unknown>;
+  const changed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(after as Record<string, unknown>)) {
+    if (key === "updated_at") continue;
+    if (JSON.stringify(old[key]) !== JSON.stringify(value)) changed[key] = old[key] ?? null;
+  }
+  return changed;
+}
+
+export interface EventListQuery {
+  page: number;
+  perPage: number;
+  types?: string[];
+  /** Prefix match, e.g. `invoice.` for every invoice event. */
+  typePrefix?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+function render(row: Row): Event {
+  return {
+    id: row.id as string,
+    object: "event",
+    type: row.type as string,
+    timestamp: rfc3339(row.created_at as Date),
+    data: row.data as Event["data"],
+  };
+}
+
+/** Newest first; `seq` (write order) breaks ties between events of one instant. */
+export async function listEvents(db: Queryable, orgId: string, query: EventListQuery): Promise<Page<Event>> {
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  if (query.types?.length) where.add(`type = ANY(${where.bind(query.types)}::text[])`);
+  if (query.typePrefix) where.add(`type LIKE ${where.bind(likePattern(query.typePrefix).slice(1))}`);
+  if (query.createdAfter)
+    where.add(`created_at > ${where.bind(query.createdAfter.toISOString())}::timestamptz`);
+  if (query.createdBefore)
+    where.add(`created_at < ${where.bind(query.createdBefore.toISOString())}::timestamptz`);
+  const offset = (query.page - 1) * query.perPage;
+  const [rows, counted] = await Promise.all([
+    db.query(
+      `SELECT * FROM events ${where.toSql()} ORDER BY created_at DESC, seq DESC, id DESC LIMIT ${query.perPage} OFFSET ${offset}`,
+      where.params,
+    ),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM events ${where.toSql()}`, where.params),
+  ]);
+  return {
+    data: rows.map(render),
+    meta: { total: counted[0]?.total ?? 0, page: query.page, per_page: query.perPage },
+  };
+}
+
+export async function getEvent(db: Queryable, orgId: string, id: string): Promise<Event> {
+  const rows = await db.query("SELECT * FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
+  if (!rows[0]) throw new AppError("not_found", `No such event: '${id}'`);
+  return render(rows[0]);
+}
+
+/** Retention: drops events older than `before` (run by the scheduler). */
+export async function purgeEvents(db: Queryable, before: Date): Promise<number> {
+  const rows = await db.query("DELETE FROM events WHERE created_at < $1::timestamptz RETURNING 1", [
+    before.toISOString(),
+  ]);
+  return rows.length;
+}

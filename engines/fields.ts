@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { decimalPlaces, isDecimal, normalizeDecimal } from "../core/index.ts";
+
+/**
+ * Field schemas every resource shares. Amounts and dates are strict: a lowercase
+ * currency, a negative amount, or `2024-02-30` is refused, never coerced.
+ */
+
+export const MAX_METADATA_KEYS = 50;
+
+/** Stripe-style metadata: up to 50 string keys (≤ 40 chars) with string values (≤ 500). */
+export const MetadataSchema = z
+  .record(z.string().min(1).max(40), z.string().max(500))
+  .refine((value) => Object.keys(value).length <= MAX_METADATA_KEYS, {
+    message: `at most ${MAX_METADATA_KEYS} keys`,
+  })
+  .meta({ description: "Your own key-value pairs (string values)." });
+
+export const CurrencySchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code in uppercase, e.g. EUR")
+  .meta({ example: "EUR" });
+
+/**
+ * A non-negative money amount below 10^11 with at most 4 decimal places, as a JSON number or a
+ * decimal string; normalized to a canonical decimal string for `numeric` storage.
+ */
+export const AmountSchema = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const text = typeof value === "number" ? numberToDecimal(value) : value.trim();
+    if (text === undefined || !isDecimal(text)) {
+      ctx.addIssue({ code: "custom", message: "must be a decimal number" });
+      return z.NEVER;
+    }
+    if (text.startsWith("-")) {
+      ctx.addIssue({ code: "custom", message: "must not be negative" });
+      return z.NEVER;
+    }
+    if (decimalPlaces(text) > 4) {
+      ctx.addIssue({ code: "custom", message: "must have at most 4 decimal places" });
+      return z.NEVER;
+    }
+    // 11 integer + 4 fractional digits stay within a double's 15 exact digits, so
+    // the JSON number rendered back is the stored decimal, exactly.
+    if (text.replace(/\..*/, "").replace(/^0+/, "").length > 11) {
+      ctx.addIssue({ code: "custom", message: "is too large" });
+      return z.NEVER;
+    }
+    return normalizeDecimal(text);
+  })
+  .meta({ description: "Decimal amount, e.g. 1250.5", example: 1250.5 });
+
+function numberToDecimal(value: number): string | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  // Shortest round-trip form; exponent notation is refused by isDecimal.
+  return String(value);
+}
+
+/** A real calendar date `YYYY-MM-DD` from 0001-01-01 (rejects `2024-02-30`). */
+export const DateSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
+  .refine(isRealDate, "is not a real calendar date")
+  .meta({ example: "2025-03-31" });
+
+export function isRealDate(value: string): boolean {
+  const date = new Date(`${value}T00:00:00Z`);
+  // PostgreSQL's calendar has no year 0 (1 BC precedes AD 1): `0000-…` would fail in the store.
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value && value >= "0001";
+}
+
+/** An RFC 3339 timestamp with offset; stored as `timestamptz`. */
+export const TimestampSchema = z.iso.datetime({ offset: true }).meta({
+  example: "2025-03-31T09:30:00Z",
+});
+
+export const EmailSchema = z.email().max(254);
+
+/** Short free text: trimmed, non-empty, bounded. */
+export const text = (max = 200) => z.string().trim().min(1).max(max);
+
+/** Ids of another resource, checked for existence in the caller's organization. */
+export const idOf = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `must be an id starting with ${prefix}_`);

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { AppError } from "../../core/index.ts";
+import { EmailSchema, MetadataSchema, text } from "../fields.ts";
+import { baseFields, mergeMetadata, type ResourceDefinition } from "../resource.ts";
+
+export const LIFECYCLE_STAGES = ["lead", "prospect", "customer", "churned"] as const;
+
+const TagsSchema = z.array(z.string().trim().min(1).max(50)).max(50);
+
+export const ContactSchema = z
+  .object({
+    id: z.string().meta({ example: "con_3kTqZ9" }),
+    object: z.literal("contact"),
+    name: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    company: z.string().nullable(),
+    tags: z.array(z.string()),
+    lifecycle_stage: z.enum(LIFECYCLE_STAGES),
+    metadata: z.record(z.string(), z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Contact" });
+export type Contact = z.infer<typeof ContactSchema>;
+
+export const ContactCreateSchema = z
+  .object({
+    name: text(200),
+    email: EmailSchema.nullish(),
+    phone: z
+      .string()
+      .trim()
+      .regex(/^\+?[0-9 ().-]{3,32}$/, "must be a phone number")
+      .nullish(),
+    company: text(200).nullish(),
+    tags: TagsSchema.optional(),
+    lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+    metadata: MetadataSchema.optional(),
+  })
+  .strict();
+export type ContactCreate = z.infer<typeof ContactCreateSchema>;
+
+export const ContactUpdateSchema = ContactCreateSchema.partial().strict();
+export type ContactUpdate = z.infer<typeof ContactUpdateSchema>;
+
+export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate> = {
+  name: "contacts",
+  object: "contact",
+  prefix: "con",
+  engine: "growth",
+  schemas: { object: ContactSchema, create: ContactCreateSchema, update: ContactUpdateSchema },
+  columns: {
+    name: "text",
+    email: "text",
+    phone: "text",
+    company: "text",
+    tags: "text[]",
+    lifecycle_stage: "text",
+  },
+  sorts: { created_at: "created_at", updated_at: "updated_at", name: "name", email: "email" },
+  search: ["name", "email", "company"],
+  filters: {
+    lifecycle_stage: { kind: "enum", values: LIFECYCLE_STAGES },
+    email: {
+      kind: "custom",
+      apply: (values, where) => where.add(`lower(email) = lower(${where.bind(values[0])})`),
+    },
+    company: { kind: "equals" },
+    tag: { kind: "custom", apply: (values, where) => where.add(`tags @> ${where.bind(values)}::text[]`) },
+  },
+  create: (input) => ({
+    name: input.name,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    company: input.company ?? null,
+    tags: input.tags ?? [],
+    lifecycle_stage: input.lifecycle_stage ?? "lead",
+    metadata: input.metadata ?? {},
+  }),
+  update: (row, patch) => ({
+    name: patch.name,
+    email: patch.email,
+    phone: patch.phone,
+    company: patch.company,
+    tags: patch.tags,
+    lifecycle_stage: patch.lifecycle_stage,
+    metadata: mergeMetadata(row.metadata, patch.metadata),
+  }),
+  async beforeDelete(row, ctx) {
+    const used = await ctx.tx.query("SELECT 1 FROM invoices WHERE org_id = $1 AND contact_id = $2 LIMIT 1", [
+      ctx.orgId,
+      row.id,
+    ]);
+    if (used.length > 0) {
+      throw new AppError("conflict", `Contact '${String(row.id)}' has invoices; void or reassign them first`);
+    }
+  },
+  render: (row) => ({
+    ...baseFields(row, "contact"),
+    object: "contact",
+    name: row.name as string,
+    email: (row.email as string | null) ?? null,
+    phone: (row.phone as string | null) ?? null,
+    company: (row.company as string | null) ?? null,
+    tags: row.tags as string[],
+    lifecycle_stage: row.lifecycle_stage as Contact["lifecycle_stage"],
+    metadata: row.metadata as Record<string, string>,
+  }),
+};

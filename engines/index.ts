@@ -1,0 +1,43 @@
+import type { Clock } from "../core/index.ts";
+import type { Store } from "../store/index.ts";
+import { invoices } from "./finance/invoices.ts";
+import { products } from "./finance/products.ts";
+import { contacts } from "./growth/contacts.ts";
+import { API_KEY_EVENT_TYPES } from "./platform/api-keys.ts";
+import { createResourceService, type ResourceService } from "./resource.ts";
+
+export * from "./fields.ts";
+export * from "./list-query.ts";
+export * from "./resource.ts";
+export * from "./finance/invoices.ts";
+export * from "./finance/products.ts";
+export * from "./growth/contacts.ts";
+export * from "./platform/api-keys.ts";
+export * from "./platform/organizations.ts";
+export * from "./platform/scopes.ts";
+
+/** Every resource definition, in the order the API documents them. */
+export const RESOURCES = [invoices, products, contacts] as const;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
+export type AnyResourceService = ResourceService<any, any, any>;
+
+/** One service per resource, sharing the store and the clock. */
+export function createResourceServices(store: Store, clock: Clock): Map<string, AnyResourceService> {
+  return new Map(
+    RESOURCES.map((definition) => [
+      definition.name,
+      createResourceService(definition as never, store, clock),
+    ]),
+  );
+}
+export * from "./platform/idempotency.ts";
+export * from "./seed.ts";
+export * from "./scheduler.ts";
+export * from "./housekeeping.ts";
+export * from "./events/catalog.ts";
+export * from "./events/outbox.ts";
+export * from "./finance/overdue.ts";
+
+/** Event kinds of the platform itself (not of a resource). */
+export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES];

@@ -1,0 +1,235 @@
+import { z } from "zod";
+import {
+  AppError,
+  newId,
+  randomBase62,
+  rfc3339,
+  sha256Hex,
+  type Clock,
+  type Plan,
+} from "../../core/index.ts";
+import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import type { EventType } from "../events/catalog.ts";
+import { recordEvents } from "../events/outbox.ts";
+import type { Page } from "../list-query.ts";
+import { ENGINES, baseFields, rfcOrNull } from "../resource.ts";
+import { KEY_KINDS, scopesFor, type KeyKind } from "./scopes.ts";
+
+/** `sk_live_` + 40 base62 characters: 238 bits, so SHA-256 at rest is enough. */
+export const KEY_PREFIX = "sk_live_";
+const SECRET_LENGTH = 40;
+const KEY_SHAPE = /^sk_live_[0-9A-Za-z]{32,128}$/;
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string().meta({ example: "key_3kTqZ9" }),
+    object: z.literal("api_key"),
+    name: z.string(),
+    kind: z.enum(KEY_KINDS),
+    engines: z.array(z.enum(ENGINES)),
+    access: z.enum(["read", "write"]).nullable(),
+    scopes: z.array(z.string()),
+    redacted_secret: z.string().meta({ example: "sk_live_AbCd…wxyz" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .meta({ id: "ApiKey" });
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+export const ApiKeyCreateSchema = z
+  .object({
+    name: z.string().trim().max(100).optional(),
+    kind: z.enum(KEY_KINDS),
+    engines: z.array(z.enum(ENGINES)).min(1).optional(),
+    access: z.enum(["read", "write"]).optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.kind === "engine" && !value.engines) {
+      ctx.addIssue({ code: "custom", path: ["engines"], message: "engine keys need at least one engine" });
+    }
+    if (value.kind !== "engine" && (value.engines || value.access)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["kind"],
+        message: "engines and access apply to engine keys only",
+      });
+    }
+  });
+export type ApiKeyCreate = z.infer<typeof ApiKeyCreateSchema>;
+
+/** The created key with its secret, which is shown this once and never again. */
+export type CreatedApiKey = ApiKey & { secret: string };
+
+/** What authentication needs to know about a live key. */
+export interface KeyPrincipal {
+  keyId: string;
+  orgId: string;
+  orgName: string;
+  plan: Plan;
+  scopes: string[];
+  kind: KeyKind;
+}
+
+function render(row: Row): ApiKey {
+  return {
+    ...baseFields(row, "api_key"),
+    object: "api_key",
+    name: row.name as string,
+    kind: row.kind as KeyKind,
+    engines: row.engines as ApiKey["engines"],
+    access: (row.access as ApiKey["access"]) ?? null,
+    scopes: row.scopes as string[],
+    redacted_secret: `${row.display_prefix as string}…${row.last4 as string}`,
+    last_used_at: rfcOrNull(row.last_used_at),
+    revoked_at: rfcOrNull(row.revoked_at),
+  };
+}
+
+/** Platform events about keys; the payload never holds a secret. */
+export const API_KEY_EVENT_TYPES: EventType[] = [
+  {
+    type: "api_key.created",
+    description: "An API key was created (its secret is never sent).",
+    object: ApiKeySchema,
+  },
+  { type: "api_key.revoked", description: "An API key was revoked.", object: ApiKeySchema },
+];
+
+/**
+ * Creates a key and its `api_key.created` event. Pass a transaction, or a store
+ * (then one is opened), so the key and its event commit together.
+ */
+export async function createApiKey(
+  db: Queryable | Store,
+  orgId: string,
+  input: ApiKeyCreate,
+): Promise<CreatedApiKey> {
+  return inTransaction(db, (tx) => insertApiKey(tx, orgId, input));
+}
+
+async function insertApiKey(db: Queryable, orgId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
+  const access = input.kind === "engine" ? (input.access ?? "read") : null;
+  const scopes = scopesFor(input.kind, input.engines ?? [], access ?? "read");
+  const secret = `${KEY_PREFIX}${randomBase62(SECRET_LENGTH)}`;
+  const rows = await db.query(
+    `INSERT INTO api_keys (id, org_id, name, kind, engines, access, scopes, secret_hash, display_prefix, last4)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10) RETURNING *`,
+    [
+      newId("key"),
+      orgId,
+      input.name ?? "",
+      input.kind,
+      input.engines ?? [],
+      access,
+      scopes,
+      sha256Hex(secret),
+      secret.slice(0, KEY_PREFIX.length + 4),
+      secret.slice(-4),
+    ],
+  );
+  const key = render(rows[0]!);
+  await recordEvents(db, orgId, rows[0]!.created_at as Date, [{ type: "api_key.created", object: key }]);
+  return { ...key, secret };
+}
+
+export async function listApiKeys(
+  db: Queryable,
+  orgId: string,
+  page: number,
+  perPage: number,
+): Promise<Page<ApiKey>> {
+  const [rows, counted] = await Promise.all([
+    db.query(
+      "SELECT * FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
+      [orgId, perPage, (page - 1) * perPage],
+    ),
+    db.query<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE org_id = $1", [orgId]),
+  ]);
+  return { data: rows.map(render), meta: { total: counted[0]?.n ?? 0, page, per_page: perPage } };
+}
+
+export async function getApiKey(db: Queryable, orgId: string, id: string): Promise<ApiKey> {
+  const rows = await db.query("SELECT * FROM api_keys WHERE org_id = $1 AND id = $2", [orgId, id]);
+  if (!rows[0]) throw new AppError("not_found", `No such api_key: '${id}'`);
+  return render(rows[0]);
+}
+
+/** Revokes a key and records `api_key.revoked` the first time. */
+export async function revokeApiKey(
+  db: Queryable | Store,
+  orgId: string,
+  id: string,
+  clock: Clock,
+): Promise<ApiKey> {
+  return inTransaction(db, async (tx) => {
+    const before = await tx.query(
+      "SELECT revoked_at FROM api_keys WHERE org_id = $1 AND id = $2 FOR UPDATE",
+      [orgId, id],
+    );
+    const key = await markRevoked(tx, orgId, id, clock);
+    if (before[0] && !before[0].revoked_at) {
+      await recordEvents(tx, orgId, clock.now(), [{ type: "api_key.revoked", object: key }]);
+    }
+    return key;
+  });
+}
+
+async function markRevoked(db: Queryable, orgId: string, id: string, clock: Clock): Promise<ApiKey> {
+  const rows = await db.query(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3::timestamptz), updated_at = $3::timestamptz
+     WHERE org_id = $1 AND id = $2 RETURNING *`,
+    [orgId, id, rfc3339(clock.now())],
+  );
+  if (!rows[0]) throw new AppError("not_found", `No such api_key: '${id}'`);
+  return render(rows[0]);
+}
+
+/** Whether a string has the shape of a live key (cheap pre-check before hashing). */
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_SHAPE.test(value);
+}
+
+/**
+ * Finds the live key whose secret hashes to `secretHash`. The lookup is by the
+ * hash (an index probe), so the secret is never compared byte by byte in SQL.
+ */
+export async function findPrincipalByHash(
+  db: Queryable,
+  secretHash: string,
+): Promise<KeyPrincipal | undefined> {
+  const rows = await db.query<{
+    id: string;
+    org_id: string;
+    name: string;
+    plan: Plan;
+    scopes: string[];
+    kind: KeyKind;
+  }>(
+    `SELECT k.id, k.org_id, o.name, o.plan, k.scopes, k.kind
+     FROM api_keys k JOIN organizations o ON o.id = k.org_id
+     WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
+    [secretHash],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    keyId: row.id,
+    orgId: row.org_id,
+    orgName: row.name,
+    plan: row.plan,
+    scopes: row.scopes,
+    kind: row.kind,
+  };
+}
+
+/** Records use at most once a minute per key, off the request's critical path. */
+export async function touchApiKey(db: Queryable, keyId: string, at: Date): Promise<void> {
+  await db.query(
+    `UPDATE api_keys SET last_used_at = $2::timestamptz
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+    [keyId, at.toISOString()],
+  );
+}

@@ -1,0 +1,459 @@
+import type { z } from "zod";
+import type { Clock } from "../core/index.ts";
+import { AppError, isoDate, newId, rfc3339 } from "../core/index.ts";
+import type { Queryable, Row, Store } from "../store/index.ts";
+import type { DomainEventSpec } from "./events/catalog.ts";
+import { MAX_METADATA_KEYS } from "./fields.ts";
+import { previousAttributes, recordEvents, type EventInput } from "./events/outbox.ts";
+import { likePattern, SqlWhere, type Branch, type ListQuery, type Page } from "./list-query.ts";
+
+/**
+ * The resource pattern: one definition per resource (table, columns, filters,
+ * sorts, rules) and one generic service that does list/get/create/update/delete,
+ * every query scoped by organization. Adding a resource means writing a definition
+ * (see engines/finance/products.ts) and a migration; api/ mounts it.
+ */
+
+export const ENGINES = ["finance", "growth", "talent", "sync"] as const;
+export type Engine = (typeof ENGINES)[number];
+
+/** SQL type of a writable column; parameters are cast to it. */
+export type ColumnType = "text" | "numeric" | "date" | "timestamptz" | "jsonb" | "text[]" | "boolean";
+
+export type Filter =
+  | { kind: "enum"; values: readonly string[]; column?: string }
+  | { kind: "equals"; column?: string }
+  | { kind: "boolean"; column?: string }
+  /** A calendar-date bound: `column < value` or `column > value`. */
+  | { kind: "date"; column: string; op: "<" | ">" }
+  /** A filter whose SQL depends on the request (e.g. a status derived from today's date). */
+  | {
+      kind: "custom";
+      values?: readonly string[];
+      /** The columns its SQL reads, so a total can come from the resource's `counts`. */
+      columns?: readonly string[];
+      apply(values: string[], where: SqlWhere, ctx: RuleContext): void;
+    };
+
+/** What rules see: the organization, the transaction, and the request's clock. */
+export interface RuleContext {
+  orgId: string;
+  tx: Queryable;
+  now: Date;
+  /** `YYYY-MM-DD` of `now` in UTC. */
+  today: string;
+}
+
+/** Column name → value, as written to the table. */
+export type Columns = Record<string, unknown>;
+
+export interface ResourceDefinition<TObject, TCreate, TUpdate> {
+  /** Plural name: the URL segment and, unless `table` says otherwise, the table. */
+  name: string;
+  /** `object` field of every rendered instance, e.g. `invoice`. */
+  object: string;
+  /** Id prefix without the underscore, e.g. `inv`. */
+  prefix: string;
+  engine: Engine;
+  table?: string;
+  /** Zod schemas: the rendered object, and the create and update bodies (validated at the edge). */
+  schemas: {
+    object: z.ZodType<TObject>;
+    create: z.ZodType<TCreate, unknown>;
+    update: z.ZodType<TUpdate, unknown>;
+  };
+  columns: Record<string, ColumnType>;
+  /** Sortable fields (API name → column); `created_at` is the default, descending. */
+  sorts: Record<string, string>;
+  /** Columns searched by `q` (case-insensitive substring). */
+  search: readonly string[];
+  filters: Record<string, Filter>;
+  /** Validated create body → columns. May read other tables through ctx.tx. */
+  create(input: TCreate, ctx: RuleContext): Promise<Columns> | Columns;
+  /** Current row + validated patch → changed columns. Throws to refuse (e.g. 409). */
+  update(row: Row, patch: TUpdate, ctx: RuleContext): Promise<Columns> | Columns;
+  /** Throws to refuse a delete (e.g. the object is referenced). */
+  beforeDelete?(row: Row, ctx: RuleContext): Promise<void> | void;
+  render(row: Row, ctx: { now: Date; today: string }): TObject;
+  /** Domain events beyond `<object>.created|updated|deleted` (e.g. `invoice.paid`). */
+  events?: DomainEventSpec<TObject>;
+  /**
+   * A table of exact row counts `(org_id, …columns, n)` that triggers keep in the
+   * writing transaction (see migration 0005): a list total whose filters read only
+   * these columns is a sum of counters instead of a count of every matching row.
+   */
+  counts?: { table: string; columns: readonly string[] };
+}
+
+export interface ResourceService<TObject, TCreate, TUpdate> {
+  readonly definition: ResourceDefinition<TObject, TCreate, TUpdate>;
+  list(orgId: string, query: ListQuery): Promise<Page<TObject>>;
+  get(orgId: string, id: string): Promise<TObject>;
+  create(orgId: string, input: TCreate): Promise<TObject>;
+  update(orgId: string, id: string, patch: TUpdate): Promise<TObject>;
+  delete(orgId: string, id: string): Promise<void>;
+}
+
+export function createResourceService<TObject, TCreate, TUpdate>(
+  definition: ResourceDefinition<TObject, TCreate, TUpdate>,
+  store: Store,
+  clock: Clock,
+): ResourceService<TObject, TCreate, TUpdate> {
+  const table = definition.table ?? definition.name;
+  const context = (orgId: string, tx: Queryable): RuleContext => {
+    const now = clock.now();
+    return { orgId, tx, now, today: isoDate(now) };
+  };
+  const render = (row: Row, ctx: RuleContext) => definition.render(row, ctx);
+  const notFound = (id: string) => new AppError("not_found", `No such ${definition.object}: '${id}'`);
+
+  return {
+    definition,
+
+    async list(orgId, query) {
+      const ctx = context(orgId, store);
+      const where = buildWhere(definition, orgId, query, ctx);
+      const column = definition.sorts[query.sort.field] ?? "created_at";
+      const direction = query.sort.descending ? "DESC" : "ASC";
+      const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+      const offset = (query.page - 1) * query.perPage;
+      const pageSql = where.branches
+        ? branchedPageSql(table, where.clauses, where.branches, column, order, offset, query.perPage)
+        : `SELECT * FROM ${table} ${where.toSql()} ${order} LIMIT ${query.perPage} OFFSET ${offset}`;
+      const counts = countsTable(definition, query);
+      const countSql = counts
+        ? `SELECT COALESCE(sum(n), 0)::int8 AS total FROM ${counts} ${where.toSql()}`
+        : `SELECT count(*) AS total FROM ${table} ${where.toSql()}`;
+      // One statement: one round trip, and the total is taken from the page's snapshot.
+      const rows = await store.query(
+        `SELECT counted.total AS tessera_total, page.* FROM (${countSql}) AS counted` +
+          ` LEFT JOIN LATERAL (${pageSql}) AS page ON true ORDER BY page.${column} ${direction}, page.id ${direction}`,
+        where.params,
+      );
+      const total = Number(rows[0]?.tessera_total ?? 0);
+      return {
+        data: rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
+        meta: { total, page: query.page, per_page: query.perPage },
+      };
+    },
+
+    async get(orgId, id) {
+      const ctx = context(orgId, store);
+      const row = await selectRow(store, table, orgId, id, false);
+      if (!row) throw notFound(id);
+      return render(row, ctx);
+    },
+
+    create(orgId, input) {
+      return withConstraintErrors(definition, () =>
+        store.transaction(async (tx) => {
+          const ctx = context(orgId, tx);
+          const columns = await definition.create(input, ctx);
+          const row = await insertRow(tx, definition, table, orgId, columns, ctx.now);
+          const created = render(row, ctx);
+          await recordEvents(tx, orgId, ctx.now, changeEvents(definition, undefined, created));
+          return created;
+        }),
+      );
+    },
+
+    update(orgId, id, patch) {
+      return withConstraintErrors(definition, () =>
+        store.transaction(async (tx) => {
+          const ctx = context(orgId, tx);
+          const current = await selectRow(tx, table, orgId, id, true);
+          if (!current) throw notFound(id);
+          const columns = await definition.update(current, patch, ctx);
+          const row = await updateRow(tx, definition, table, orgId, id, columns, ctx.now);
+          const updated = render(row, ctx);
+          await recordEvents(tx, orgId, ctx.now, changeEvents(definition, render(current, ctx), updated));
+          return updated;
+        }),
+      );
+    },
+
+    delete(orgId, id) {
+      return withConstraintErrors(definition, () =>
+        store.transaction(async (tx) => {
+          const ctx = context(orgId, tx);
+          const current = await selectRow(tx, table, orgId, id, true);
+          if (!current) throw notFound(id);
+          await definition.beforeDelete?.(current, ctx);
+          await tx.query(`DELETE FROM ${table} WHERE org_id = $1 AND id = $2`, [orgId, id]);
+          await recordEvents(tx, orgId, ctx.now, [
+            { type: `${definition.object}.deleted`, object: render(current, ctx) },
+          ]);
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The events a create (before undefined) or update records: `<object>.created` or
+ * `<object>.updated` with previous_attributes (none when nothing changed), then the
+ * resource's domain events.
+ */
+function changeEvents<TObject>(
+  definition: ResourceDefinition<TObject, unknown, unknown>,
+  before: TObject | undefined,
+  after: TObject,
+): EventInput[] {
+  const events: EventInput[] = [];
+  if (before === undefined) {
+    events.push({ type: `${definition.object}.created`, object: after });
+  } else {
+    const changed = previousAttributes(before as object, after as object);
+    if (Object.keys(changed).length === 0) return [];
+    events.push({ type: `${definition.object}.updated`, object: after, previousAttributes: changed });
+  }
+  for (const type of definition.events?.derive(before, after) ?? []) events.push({ type, object: after });
+  return events;
+}
+
+/**
+ * A page over mutually exclusive branches: the first `offset + limit` rows of each
+ * branch in order, merged. A `few` branch is fenced (OFFSET 0) so PostgreSQL finds
+ * its rows through their own index and sorts them (its estimates cannot know the
+ * branch is small, and would walk the sort index looking for them), sorting only
+ * ids and sort keys so just the page's rows are read whole.
+ */
+function branchedPageSql(
+  table: string,
+  clauses: string[],
+  branches: Branch[],
+  column: string,
+  order: string,
+  offset: number,
+  limit: number,
+): string {
+  const enough = offset + limit;
+  const parts = branches.map((branch) => {
+    const where = `WHERE ${[...clauses, `(${branch.sql})`].join(" AND ")}`;
+    if (!branch.few) return `(SELECT * FROM ${table} ${where} ${order} LIMIT ${enough})`;
+    const ids = `SELECT id FROM (SELECT id, ${column} FROM ${table} ${where} OFFSET 0) AS few ${order} LIMIT ${enough}`;
+    return `(SELECT * FROM ${table} WHERE id IN (${ids}) ${order} LIMIT ${enough})`;
+  });
+  return `SELECT * FROM (${parts.join(" UNION ALL ")}) AS page ${order} LIMIT ${limit} OFFSET ${offset}`;
+}
+
+/** The counts table that can total this query, if every filter reads only counted columns. */
+function countsTable(
+  definition: ResourceDefinition<unknown, unknown, unknown>,
+  query: ListQuery,
+): string | undefined {
+  const counts = definition.counts;
+  if (!counts || (query.q && definition.search.length > 0)) return undefined;
+  if (query.createdAfter || query.createdBefore || query.updatedAfter || query.updatedBefore)
+    return undefined;
+  for (const [name, values] of Object.entries(query.filters)) {
+    const filter = definition.filters[name];
+    if (!filter || values.length === 0) continue;
+    const columns = filter.kind === "custom" ? (filter.columns ?? [""]) : [filter.column ?? name];
+    if (!columns.every((column) => counts.columns.includes(column))) return undefined;
+  }
+  return counts.table;
+}
+
+function buildWhere(
+  definition: ResourceDefinition<unknown, unknown, unknown>,
+  orgId: string,
+  query: ListQuery,
+  ctx: RuleContext,
+): SqlWhere {
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  const range = (column: string, op: string, at: Date | undefined) => {
+    if (at) where.add(`${column} ${op} ${where.bind(at.toISOString())}::timestamptz`);
+  };
+  range("created_at", ">", query.createdAfter);
+  range("created_at", "<", query.createdBefore);
+  range("updated_at", ">", query.updatedAfter);
+  range("updated_at", "<", query.updatedBefore);
+  if (query.q && definition.search.length > 0) {
+    const pattern = where.bind(likePattern(query.q));
+    where.add(`(${definition.search.map((c) => `${c} ILIKE ${pattern}`).join(" OR ")})`);
+  }
+  for (const [name, values] of Object.entries(query.filters)) {
+    const filter = definition.filters[name];
+    if (!filter || values.length === 0) continue;
+    const column = filter.kind === "custom" ? "" : (filter.column ?? name);
+    switch (filter.kind) {
+      case "enum":
+        where.add(`${column} = ANY(${where.bind(values)}::text[])`);
+        break;
+      case "equals":
+        where.add(`${column} = ${where.bind(values[0])}`);
+        break;
+      case "boolean":
+        where.add(`${column} = ${where.bind(values[0] === "true")}`);
+        break;
+      case "date":
+        where.add(`${column} ${filter.op} ${where.bind(values[0])}::date`);
+        break;
+      case "custom":
+        filter.apply(values, where, ctx);
+        break;
+    }
+  }
+  return where;
+}
+
+async function selectRow(
+  db: Queryable,
+  table: string,
+  orgId: string,
+  id: string,
+  forUpdate: boolean,
+): Promise<Row | undefined> {
+  const lock = forUpdate ? " FOR UPDATE" : "";
+  const rows = await db.query(`SELECT * FROM ${table} WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);
+  return rows[0];
+}
+
+function castFor(definition: ResourceDefinition<unknown, unknown, unknown>, column: string) {
+  if (column === "metadata") return "jsonb";
+  const type = definition.columns[column];
+  if (!type) throw new Error(`${definition.name}: column ${column} is not declared`);
+  return type;
+}
+
+// Both adapters serialize by the parameter's type: jsonb takes the JS value itself.
+function bindValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+async function insertRow(
+  tx: Queryable,
+  definition: ResourceDefinition<unknown, unknown, unknown>,
+  table: string,
+  orgId: string,
+  columns: Columns,
+  now: Date,
+): Promise<Row> {
+  const names = ["id", "org_id", "created_at", "updated_at"];
+  const values: unknown[] = [newId(definition.prefix), orgId, now.toISOString(), now.toISOString()];
+  const placeholders = ["$1", "$2", "$3::timestamptz", "$4::timestamptz"];
+  for (const [column, value] of Object.entries(columns)) {
+    if (value === undefined) continue;
+    const type = castFor(definition, column);
+    names.push(column);
+    values.push(bindValue(value));
+    placeholders.push(`$${values.length}::${type}`);
+  }
+  const rows = await tx.query(
+    `INSERT INTO ${table} (${names.join(", ")}) VALUES (${placeholders.join(", ")}) RETURNING *`,
+    values,
+  );
+  return rows[0]!;
+}
+
+async function updateRow(
+  tx: Queryable,
+  definition: ResourceDefinition<unknown, unknown, unknown>,
+  table: string,
+  orgId: string,
+  id: string,
+  columns: Columns,
+  now: Date,
+): Promise<Row> {
+  const values: unknown[] = [orgId, id, now.toISOString()];
+  const sets = ["updated_at = $3::timestamptz"];
+  for (const [column, value] of Object.entries(columns)) {
+    if (value === undefined) continue;
+    const type = castFor(definition, column);
+    values.push(bindValue(value));
+    sets.push(`${column} = $${values.length}::${type}`);
+  }
+  const rows = await tx.query(
+    `UPDATE ${table} SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING *`,
+    values,
+  );
+  return rows[0]!;
+}
+
+/** Maps integrity violations the rules could not foresee (races) to clear 409s. */
+async function withConstraintErrors<T>(
+  definition: ResourceDefinition<unknown, unknown, unknown>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "23505") {
+      throw new AppError("conflict", `A ${definition.object} with these unique values exists`, {
+        cause: error,
+      });
+    }
+    if (code === "23503") {
+      throw new AppError(
+        "conflict",
+        `The ${definition.object} references or is referenced by another object`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Merges a metadata patch: a key set to "" is removed (Stripe's convention). The
+ * key limit holds for the result, so a patch of new keys can be refused (422).
+ */
+export function mergeMetadata(
+  current: unknown,
+  patch: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  if (!patch) return undefined;
+  const merged: Record<string, string> = { ...(current as Record<string, string>) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === "") delete merged[key];
+    else merged[key] = value;
+  }
+  if (Object.keys(merged).length > MAX_METADATA_KEYS) {
+    const message = `at most ${MAX_METADATA_KEYS} keys once merged; remove keys by setting them to ""`;
+    throw new AppError("validation_failed", `metadata: ${message}`, {
+      errors: [{ param: "metadata", code: "too_big", message }],
+    });
+  }
+  return merged;
+}
+
+/** 422 unless `id` names an object of `table` in the same organization. */
+export async function assertReference(
+  ctx: RuleContext,
+  table: string,
+  id: string,
+  param: string,
+): Promise<void> {
+  const rows = await ctx.tx.query(`SELECT 1 FROM ${table} WHERE org_id = $1 AND id = $2`, [ctx.orgId, id]);
+  if (rows.length === 0) {
+    throw new AppError("validation_failed", `No such object: '${id}'`, {
+      errors: [{ param, code: "invalid_reference", message: `No such object: '${id}'` }],
+    });
+  }
+}
+
+/** Renders the base fields every object has. */
+export function baseFields(row: Row, object: string) {
+  return {
+    id: row.id as string,
+    object,
+    created_at: rfc(row.created_at),
+    updated_at: rfc(row.updated_at),
+  };
+}
+
+/** RFC 3339 UTC, second precision; null stays null. */
+export function rfc(value: unknown): string {
+  return rfc3339(value as Date);
+}
+
+export function rfcOrNull(value: unknown): string | null {
+  return value ? rfc(value) : null;
+}

@@ -1,0 +1,167 @@
+import { serve, type ServerType } from "@hono/node-server";
+import { Redis } from "ioredis";
+import {
+  createApp,
+  createHealthApp,
+  createKeyCache,
+  createMemoryRateLimiter,
+  createMetrics,
+  createRedisRateLimiter,
+  withCrossNodeInvalidation,
+  type ApiDeps,
+  type RateLimiter,
+} from "./api/index.ts";
+import { Releasers, systemClock, type Clock, type Config, type Logger } from "./core/index.ts";
+import {
+  countOrganizations,
+  createApiKey,
+  createOrganization,
+  createResourceServices,
+  createScheduler,
+  housekeepingJobs,
+} from "./engines/index.ts";
+import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
+
+/**
+ * The composition root: config → store → migrations → engines → api → serve.
+ * Each long-lived part is registered with its releaser and torn down in reverse.
+ */
+export type Role = "all" | "api" | "worker";
+
+export interface ServerOptions {
+  config: Config;
+  /** `api` serves /v1; `worker` runs the scheduler (and health probes); `all` does both. */
+  role?: Role;
+  log: Logger;
+  clock?: Clock;
+  /** Where to print the human lines (URL, first key). */
+  print?: (line: string) => void;
+  /** Use this store instead of opening one (tests). */
+  store?: Store;
+}
+
+export interface RunningServer {
+  url: string;
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"));
+  const releasers = new Releasers();
+  const embedded = !config.databaseUrl;
+  const dataDir = openDataDir(config.dataDir);
+
+  try {
+    if (embedded) {
+      const running = dataDir.runningServer();
+      if (running) throw new Error(`another server (pid ${running.pid}) is using ${config.dataDir}`);
+    }
+    // The key for secrets at rest exists from the first start on (DESIGN.md).
+    if (embedded && !config.secret) dataDir.secret();
+    const store = options.store ?? (await openStore(config));
+    if (!options.store) releasers.add("store", () => store.dispose());
+    const applied = await migrate(store);
+    if (applied.length > 0) log.info("migrations applied", { versions: applied });
+    await bootstrapFirstOrganization(store, print);
+
+    const role = options.role ?? "all";
+    if (role !== "api") {
+      const scheduler = createScheduler({ store, clock, log, jobs: housekeepingJobs(config) });
+      releasers.add("scheduler", () => scheduler.dispose());
+    }
+
+    const redis = config.redisUrl ? connectRedis(config.redisUrl, log, releasers, "redis") : undefined;
+    const rateLimiter: RateLimiter = redis
+      ? createRedisRateLimiter(redis, clock)
+      : createMemoryRateLimiter(clock);
+    const localKeys = createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs });
+    const keys = redis
+      ? await withCrossNodeInvalidation(
+          localKeys,
+          redis,
+          connectRedis(config.redisUrl!, log, releasers, "redis subscriber"),
+          (error) => log.warn("key revocation broadcast failed", { error }),
+        )
+      : localKeys;
+    const metrics = createMetrics();
+    const deps: ApiDeps = {
+      config,
+      store,
+      clock,
+      log,
+      keys,
+      rateLimiter,
+      metrics,
+      resources: createResourceServices(store, clock),
+      adminToken: embedded ? dataDir.adminToken() : undefined,
+      ready: async () => (await pendingMigrations(store)).length === 0,
+    };
+    const app = role === "worker" ? createHealthApp(deps) : createApp(deps);
+
+    const server = await listen(app.fetch, config.host, config.port);
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
+    if (embedded) {
+      dataDir.markRunning(url);
+      releasers.add("server note", () => dataDir.clearRunning());
+    }
+    print(`listening on ${url}`);
+    log.info("listening", { url, role, store: store.kind, redis: Boolean(redis) });
+    return {
+      url,
+      store,
+      dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
+    };
+  } catch (error) {
+    await releasers.dispose();
+    throw error;
+  }
+}
+
+/** First start on an empty store: an organization `default` and its key, printed once. */
+async function bootstrapFirstOrganization(store: Store, print: (line: string) => void): Promise<void> {
+  const created = await store.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(724551002)");
+    if ((await countOrganizations(tx)) > 0) return undefined;
+    const org = await createOrganization(tx, { name: "default", plan: "free" });
+    return createApiKey(tx, org.id, { kind: "full_access", name: "first key" });
+  });
+  if (!created) return;
+  print("created organization 'default'; its full-access API key (shown once, store it now):");
+  print(`  ${created.secret}`);
+}
+
+function connectRedis(url: string, log: Logger, releasers: Releasers, name: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  redis.on("error", (error) => log.warn("redis error", { connection: name, error }));
+  releasers.add(name, async () => void (await redis.quit().catch(() => redis.disconnect())));
+  return redis;
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
+  return new Promise<ServerType>((resolve, reject) => {
+    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    server.once("error", reject);
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
+function closeServer(server: ServerType, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBase62 } from "../core/index.ts";
+
+/**
+ * Files the embedded deployment keeps beside its database: the secret for data at
+ * rest, the operator token, and a note of the running server so the CLI can go
+ * through it instead of opening the store a second time.
+ */
+export interface DataDir {
+  readonly path: string;
+  /** TESSERA_SECRET: read from `secret`, generated on first use. */
+  secret(): string;
+  adminToken(): string;
+  runningServer(): { url: string; pid: number } | undefined;
+  markRunning(url: string): void;
+  clearRunning(): void;
+}
+
+export function openDataDir(path: string): DataDir {
+  const file = (name: string) => join(path, name);
+  const readOrCreate = (name: string, make: () => string) => {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (existsSync(file(name))) return readFileSync(file(name), "utf8").trim();
+    const value = make();
+    writeFileSync(file(name), value + "\n", { mode: 0o600, flag: "wx" });
+    return value;
+  };
+  return {
+    path,
+    secret: () => readOrCreate("secret", () => randomBase62(48)),
+    adminToken: () => readOrCreate("admin.token", () => `tsa_${randomBase62(40)}`),
+    runningServer() {
+      if (!existsSync(file("server.json"))) return undefined;
+      try {
+        const info = JSON.parse(readFileSync(file("server.json"), "utf8")) as { url: string; pid: number };
+        process.kill(info.pid, 0); // throws when no such process: a stale note
+        return info;
+      } catch {
+        return undefined;
+      }
+    },
+    markRunning(url) {
+      writeFileSync(file("server.json"), JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 });
+    },
+    clearRunning() {
+      rmSync(file("server.json"), { force: true });
+    },
+  };
+}

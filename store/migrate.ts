@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Store } from "./port.ts";
+
+const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url).pathname;
+const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+// Any constant works; it only has to be the same for every Tessera process.
+const MIGRATION_LOCK_ID = 724_551_001;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The numbered migrations shipped with this build, in order. Two files with one number is a build error. */
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  const migrations = readdirSync(dir)
+    .filter((file) => FILE_NAME.test(file))
+    .sort()
+    .map((file) => {
+      const [, version, name] = FILE_NAME.exec(file) as RegExpExecArray;
+      return { version: Number(version), name: name!, sql: readFileSync(join(dir, file), "utf8") };
+    });
+  for (const [index, migration] of migrations.entries()) {
+    const previous = migrations[index - 1];
+    if (previous?.version === migration.version) {
+      throw new Error(
+        `two migrations numbered ${migration.version} (${previous.name}, ${migration.name}): renumber the newer one`,
+      );
+    }
+  }
+  return migrations;
+}
+
+const CREATE_LEDGER = `
+  CREATE TABLE IF NOT EXISTS tessera_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`;
+
+/**
+ * Applies pending migrations, each in its own transaction. An advisory lock makes
+ * concurrent starts of several nodes safe: one applies, the others wait and skip.
+ * Returns the versions applied.
+ */
+export async function migrate(store: Store, migrations = listMigrations()): Promise<number[]> {
+  await store.exec(CREATE_LEDGER);
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const done = await store.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
+      const rows = await tx.query("SELECT 1 FROM tessera_migrations WHERE version = $1", [migration.version]);
+      if (rows.length > 0) return false;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO tessera_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  return applied;
+}
+
+/** Migrations not yet applied (readiness: none may be pending). */
+export async function pendingMigrations(store: Store, migrations = listMigrations()): Promise<number[]> {
+  const [ledger] = await store.query<{ exists: boolean }>(
+    "SELECT to_regclass('tessera_migrations') IS NOT NULL AS exists",
+  );
+  if (!ledger?.exists) return migrations.map((m) => m.version);
+  const rows = await store.query<{ version: number }>("SELECT version FROM tessera_migrations");
+  const have = new Set(rows.map((row) => row.version));
+  return migrations.filter((m) => !have.has(m.version)).map((m) => m.version);
+}

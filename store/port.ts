@@ -1,0 +1,21 @@
+/**
+ * The narrow SQL port every other layer talks to. Queries are text with `$n`
+ * placeholders and bound parameters, never interpolated values.
+ *
+ * Both adapters return the same JS types: `numeric` as string (exact), `int8` as
+ * number, `date` as `YYYY-MM-DD` string, `timestamptz` as Date, `jsonb` parsed.
+ */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T extends object = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a multi-statement script without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Store extends Queryable {
+  readonly kind: "pglite" | "postgres";
+  /** Runs `fn` in one transaction; it commits when `fn` resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  dispose(): Promise<void>;
+}

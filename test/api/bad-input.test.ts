@@ -1,0 +1,483 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../store/index.ts";
+import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
+import { countRows, RESOURCE_CASES, type Body, type ResourceCase } from "../helpers/resource-cases.ts";
+import { storeKinds } from "../helpers/stores.ts";
+
+/**
+ * Hostile and mistaken input, per resource: every bad body is a 4xx naming the
+ * field, the problem body leaks nothing of the server, and the store is left as
+ * it was. Odd but valid text (SQL-looking, emoji) is stored exactly.
+ */
+
+/** Ids of objects in another organization, for reference checks. */
+interface Foreign {
+  contactId: string;
+  productId: string;
+}
+
+interface BadCase {
+  title: string;
+  /** Body fields: merged over a valid create body for POST, sent alone for PATCH. */
+  fields: (foreign: Foreign) => Body;
+  param: string;
+  /** The field error's code, when it matters (e.g. `invalid_reference`). */
+  errorCode?: string;
+  /** Only for this method (default: both). */
+  only?: "POST" | "PATCH";
+}
+
+const long = (n: number) => "x".repeat(n);
+const manyKeys = (n: number, prefix = "k") =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, "v"]));
+
+/** Bad values every resource refuses, built from its case entry. */
+function commonBadCases(rc: ResourceCase): BadCase[] {
+  const field = rc.search;
+  return [
+    { title: "an unknown field (strict schema)", fields: () => ({ colour: "red" }), param: "colour" },
+    { title: "a read-only field (id)", fields: () => ({ id: `${rc.prefix}_x` }), param: "id" },
+    {
+      title: "a read-only field (created_at)",
+      fields: () => ({ created_at: "2025-01-01T00:00:00Z" }),
+      param: "created_at",
+    },
+    { title: `${field} of the wrong type`, fields: () => ({ [field]: 42 }), param: field },
+    { title: `${field} as an object`, fields: () => ({ [field]: { $ne: "" } }), param: field },
+    { title: `${field} null`, fields: () => ({ [field]: null }), param: field },
+    { title: `${field} blank`, fields: () => ({ [field]: "   " }), param: field },
+    { title: `${field} over-long`, fields: () => ({ [field]: long(rc.searchMax + 1) }), param: field },
+    { title: `${field} with a NUL character`, fields: () => ({ [field]: "a\u0000b" }), param: field },
+    { title: `${field} with an unpaired surrogate`, fields: () => ({ [field]: "a\ud800b" }), param: field },
+    { title: "metadata with a number value", fields: () => ({ metadata: { a: 1 } }), param: "metadata.a" },
+    {
+      title: "metadata with a nested object",
+      fields: () => ({ metadata: { a: { b: "c" } } }),
+      param: "metadata.a",
+    },
+    { title: "metadata with a null value", fields: () => ({ metadata: { a: null } }), param: "metadata.a" },
+    { title: "metadata as an array", fields: () => ({ metadata: ["a"] }), param: "metadata" },
+    { title: "metadata as a string", fields: () => ({ metadata: "a=b" }), param: "metadata" },
+    { title: "metadata with 51 keys", fields: () => ({ metadata: manyKeys(51) }), param: "metadata" },
+    {
+      title: "metadata with a 41-character key",
+      fields: () => ({ metadata: { [long(41)]: "v" } }),
+      param: `metadata.${long(41)}`,
+    },
+    { title: "metadata with an empty key", fields: () => ({ metadata: { "": "v" } }), param: "metadata." },
+    {
+      title: "metadata with a 501-character value",
+      fields: () => ({ metadata: { k: long(501) } }),
+      param: "metadata.k",
+    },
+    {
+      title: "metadata with a NUL in a value",
+      fields: () => ({ metadata: { k: "a\u0000" } }),
+      param: "metadata.k",
+    },
+    {
+      title: "metadata with a NUL in a key",
+      fields: () => ({ metadata: { "k\u0000": "v" } }),
+      param: "metadata",
+    },
+    {
+      title: "metadata with an unpaired surrogate",
+      fields: () => ({ metadata: { k: "\udc00" } }),
+      param: "metadata.k",
+    },
+  ];
+}
+
+const AMOUNT_CASES = (param: string): BadCase[] => [
+  { title: `${param} negative`, fields: () => ({ [param]: -1 }), param },
+  { title: `${param} negative as a string`, fields: () => ({ [param]: "-0.01" }), param },
+  { title: `${param} with 5 decimals`, fields: () => ({ [param]: "12.34567" }), param },
+  { title: `${param} with float error (0.1 + 0.2)`, fields: () => ({ [param]: 0.1 + 0.2 }), param },
+  { title: `${param} huge (12 integer digits)`, fields: () => ({ [param]: 123456789012 }), param },
+  { title: `${param} huge (1e21)`, fields: () => ({ [param]: 1e21 }), param },
+  { title: `${param} in exponent notation`, fields: () => ({ [param]: "1e3" }), param },
+  { title: `${param} as words`, fields: () => ({ [param]: "ten" }), param },
+  { title: `${param} as a boolean`, fields: () => ({ [param]: true }), param },
+  { title: `${param} null`, fields: () => ({ [param]: null }), param },
+];
+
+const CURRENCY_CASES: BadCase[] = [
+  { title: "currency in lowercase", fields: () => ({ currency: "eur" }), param: "currency" },
+  { title: "currency of 4 letters", fields: () => ({ currency: "EURO" }), param: "currency" },
+  { title: "currency as a number", fields: () => ({ currency: 978 }), param: "currency" },
+  { title: "currency as a symbol", fields: () => ({ currency: "€" }), param: "currency" },
+];
+
+const DATE_CASES = (param: string): BadCase[] =>
+  [
+    "2024-02-30",
+    "2023-02-29",
+    "2025-04-31",
+    "2025-13-01",
+    "0000-01-01",
+    "2025-3-1",
+    "2025-03-01T00:00:00Z",
+    "",
+  ].map((value) => ({ title: `${param} '${value}'`, fields: () => ({ [param]: value }), param }));
+
+/** Resource-specific bad values; one entry per resource, like RESOURCE_CASES. */
+const BAD_CASES: Record<string, BadCase[]> = {
+  invoices: [
+    ...AMOUNT_CASES("amount"),
+    ...CURRENCY_CASES,
+    ...DATE_CASES("due_date"),
+    {
+      title: "no amount and no line_items",
+      fields: () => ({ amount: undefined }),
+      param: "amount",
+      only: "POST",
+    },
+    { title: "status overdue (derived, never set)", fields: () => ({ status: "overdue" }), param: "status" },
+    { title: "status paid at creation", fields: () => ({ status: "paid" }), param: "status", only: "POST" },
+    { title: "an unknown status", fields: () => ({ status: "pending" }), param: "status" },
+    { title: "days_overdue (read-only)", fields: () => ({ days_overdue: 3 }), param: "days_overdue" },
+    {
+      title: "contact_id of another organization",
+      fields: (f) => ({ contact_id: f.contactId }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    {
+      title: "contact_id that does not exist",
+      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    { title: "contact_id malformed", fields: () => ({ contact_id: "'; --" }), param: "contact_id" },
+    { title: "contact_id of another type", fields: () => ({ contact_id: "prod_abc" }), param: "contact_id" },
+    {
+      title: "a line item's product of another organization",
+      fields: (f) => ({
+        amount: undefined,
+        line_items: [{ product_id: f.productId, quantity: 1, unit_price: 5 }],
+      }),
+      param: "line_items[0].product_id",
+      errorCode: "invalid_reference",
+    },
+    {
+      title: "a line item with a negative quantity",
+      fields: () => ({ amount: undefined, line_items: [{ quantity: -1, unit_price: 5 }] }),
+      param: "line_items[0].quantity",
+    },
+    {
+      title: "a line item with a 5-decimal unit_price",
+      fields: () => ({ amount: undefined, line_items: [{ quantity: 1, unit_price: "1.23456" }] }),
+      param: "line_items[0].unit_price",
+    },
+    {
+      title: "a line item with an unknown field",
+      fields: () => ({ amount: undefined, line_items: [{ quantity: 1, unit_price: 1, tax: 1 }] }),
+      param: "line_items[0].tax",
+    },
+    {
+      title: "line_items not an array",
+      fields: () => ({ line_items: { quantity: 1 } }),
+      param: "line_items",
+    },
+    {
+      title: "251 line items",
+      fields: () => ({
+        amount: undefined,
+        line_items: Array.from({ length: 251 }, () => ({ quantity: 1, unit_price: 1 })),
+      }),
+      param: "line_items",
+    },
+    {
+      title: "an amount that disagrees with the line items",
+      fields: () => ({ amount: 10, line_items: [{ quantity: 2, unit_price: 4 }] }),
+      param: "amount",
+      errorCode: "amount_mismatch",
+    },
+    { title: "a number with spaces", fields: () => ({ number: "INV 1" }), param: "number" },
+    { title: "a 65-character number", fields: () => ({ number: long(65) }), param: "number" },
+    {
+      title: "a 2001-character description",
+      fields: () => ({ description: long(2001) }),
+      param: "description",
+    },
+  ],
+  products: [
+    ...AMOUNT_CASES("price"),
+    ...CURRENCY_CASES,
+    { title: "active as a string", fields: () => ({ active: "yes" }), param: "active" },
+    { title: "active as a number", fields: () => ({ active: 1 }), param: "active" },
+    { title: "sku with spaces", fields: () => ({ sku: "has space" }), param: "sku" },
+    { title: "sku with SQL", fields: () => ({ sku: "x'; DROP TABLE products; --" }), param: "sku" },
+    { title: "a 65-character sku", fields: () => ({ sku: long(65) }), param: "sku" },
+    {
+      title: "a 2001-character description",
+      fields: () => ({ description: long(2001) }),
+      param: "description",
+    },
+  ],
+  contacts: [
+    { title: "a malformed email", fields: () => ({ email: "not-an-email" }), param: "email" },
+    { title: "email as a number", fields: () => ({ email: 42 }), param: "email" },
+    { title: "a phone of words", fields: () => ({ phone: "call me maybe" }), param: "phone" },
+    { title: "tags as a string", fields: () => ({ tags: "vip" }), param: "tags" },
+    { title: "a tag that is a number", fields: () => ({ tags: [1] }), param: "tags[0]" },
+    { title: "an empty tag", fields: () => ({ tags: [""] }), param: "tags[0]" },
+    { title: "a 51-character tag", fields: () => ({ tags: [long(51)] }), param: "tags[0]" },
+    {
+      title: "51 tags",
+      fields: () => ({ tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }),
+      param: "tags",
+    },
+    {
+      title: "an unknown lifecycle_stage",
+      fields: () => ({ lifecycle_stage: "vip" }),
+      param: "lifecycle_stage",
+    },
+    { title: "a 201-character company", fields: () => ({ company: long(201) }), param: "company" },
+  ],
+};
+
+/** Nothing of the server's insides: no stack frames, SQL, driver names or source paths. */
+function expectNoLeak(response: TestResponse): void {
+  expect(response.text).not.toMatch(/\n\s+at |\bat .+:\d+:\d+/);
+  expect(response.text).not.toMatch(/\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/);
+  expect(response.text).not.toMatch(/PostgresError|pglite|syntax error|violates|node_modules|\.ts\b|stack/i);
+}
+
+function expectProblem(
+  response: TestResponse,
+  status: number,
+  code: string,
+  param?: string,
+  errorCode?: string,
+) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  expect(response.body).toMatchObject({ status, code, request_id: expect.stringMatching(/^req_/) });
+  if (param !== undefined) {
+    const errors = response.body.errors as Array<{ param: string; code: string }>;
+    expect(
+      errors.map((e) => e.param),
+      response.text,
+    ).toContain(param);
+    if (errorCode) expect(errors.find((e) => e.param === param)?.code).toBe(errorCode);
+  }
+  expectNoLeak(response);
+}
+
+describe.each(storeKinds())("bad input on $name", (kind) => {
+  let store: Store;
+  let t: TestApp;
+  let org: TestOrg;
+  const foreign: Foreign = { contactId: "", productId: "" };
+
+  beforeAll(async () => {
+    store = await kind.open();
+    t = createTestApp(store);
+    t.clock.set("2025-03-15T10:00:00Z");
+    org = await t.newOrg();
+    const other = await t.newOrg();
+    const contact = await t.request("POST", "/v1/contacts", { key: other.key, body: { name: "Not yours" } });
+    const product = await t.request("POST", "/v1/products", {
+      key: other.key,
+      body: { name: "Not yours", price: 1, currency: "EUR" },
+    });
+    foreign.contactId = contact.body.id;
+    foreign.productId = product.body.id;
+  });
+  afterAll(() => store.dispose());
+
+  describe.each(RESOURCE_CASES)("$resource", (rc: ResourceCase) => {
+    const base = `/v1/${rc.resource}`;
+    const cases = [...commonBadCases(rc), ...(BAD_CASES[rc.resource] ?? [])];
+    const count = () => countRows(store, rc.resource, org.id);
+    let target: { id: string };
+    let serial = 0;
+    const validBody = () => rc.create(1000 + serial++, "Valid");
+
+    beforeAll(async () => {
+      const created = await t.request("POST", base, {
+        key: org.key,
+        body: { ...rc.create(0, "Target"), metadata: { seed: "1" } },
+      });
+      expect(created.status, created.text).toBe(201);
+      target = { id: created.body.id };
+    });
+
+    const readTarget = async () => (await t.request("GET", `${base}/${target.id}`, { key: org.key })).text;
+
+    it.each(cases.filter((c) => c.only !== "PATCH"))("POST refuses $title with 422", async (bad) => {
+      const before = await count();
+      const body = { ...validBody(), ...bad.fields(foreign) };
+      const response = await t.request("POST", base, { key: org.key, body });
+      expectProblem(response, 422, "validation_failed", bad.param, bad.errorCode);
+      expect(await count()).toBe(before);
+    });
+
+    it.each(cases.filter((c) => c.only !== "POST"))("PATCH refuses $title with 422", async (bad) => {
+      const [before, snapshot] = [await count(), await readTarget()];
+      const fields = Object.fromEntries(
+        Object.entries(bad.fields(foreign)).filter(([, v]) => v !== undefined),
+      );
+      const response = await t.request("PATCH", `${base}/${target.id}`, { key: org.key, body: fields });
+      expectProblem(response, 422, "validation_failed", bad.param, bad.errorCode);
+      expect(await count()).toBe(before);
+      expect(await readTarget()).toBe(snapshot);
+    });
+
+    it("POST refuses an empty body, naming every required field", async () => {
+      const response = await t.request("POST", base, { key: org.key, body: {} });
+      expectProblem(response, 422, "validation_failed");
+      const params = (response.body.errors as Array<{ param: string }>).map((e) => e.param);
+      expect(params).toEqual(expect.arrayContaining(rc.required));
+    });
+
+    it.each(RESOURCE_CASES.find((c) => c.resource === rc.resource)!.required)(
+      "POST refuses a body without %s",
+      async (field) => {
+        const before = await count();
+        const body = { ...validBody() };
+        delete body[field];
+        const response = await t.request("POST", base, { key: org.key, body });
+        expectProblem(response, 422, "validation_failed", field);
+        expect(await count()).toBe(before);
+      },
+    );
+
+    it.each([
+      ["a JSON array", "[]"],
+      ["a JSON array of objects", JSON.stringify([{ name: "x" }])],
+      ["a JSON string", JSON.stringify("hello")],
+      ["a JSON number", "42"],
+      ["JSON null", "null"],
+      ["JSON true", "true"],
+    ])("POST and PATCH refuse %s as the body with 422", async (_, raw) => {
+      const [before, snapshot] = [await count(), await readTarget()];
+      const headers = { "content-type": "application/json" };
+      expectProblem(await t.request("POST", base, { key: org.key, raw, headers }), 422, "validation_failed");
+      const patch = await t.request("PATCH", `${base}/${target.id}`, { key: org.key, raw, headers });
+      expectProblem(patch, 422, "validation_failed");
+      expect(await count()).toBe(before);
+      expect(await readTarget()).toBe(snapshot);
+    });
+
+    it("refuses malformed JSON with 400 and a non-JSON content type with 415", async () => {
+      const before = await count();
+      const malformed = await t.request("POST", base, {
+        key: org.key,
+        raw: '{"name": "x",',
+        headers: { "content-type": "application/json" },
+      });
+      expectProblem(malformed, 400, "invalid_request", "body");
+      const plain = await t.request("POST", base, {
+        key: org.key,
+        raw: JSON.stringify(validBody()),
+        headers: { "content-type": "text/plain" },
+      });
+      expectProblem(plain, 415, "unsupported_media_type");
+      expect(await count()).toBe(before);
+    });
+
+    it("PATCH refuses metadata that would exceed 50 keys once merged", async () => {
+      const snapshot = await readTarget();
+      const response = await t.request("PATCH", `${base}/${target.id}`, {
+        key: org.key,
+        body: { metadata: manyKeys(50, "extra") },
+      });
+      expectProblem(response, 422, "validation_failed", "metadata");
+      expect(await readTarget()).toBe(snapshot);
+    });
+
+    it("accepts exactly 50 metadata keys", async () => {
+      const created = await t.request("POST", base, {
+        key: org.key,
+        body: { ...validBody(), metadata: manyKeys(50) },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(Object.keys(created.body.metadata)).toHaveLength(50);
+    });
+
+    it("stores SQL-looking text verbatim as plain text, and the table stays", async () => {
+      const sql = `'; DROP TABLE ${rc.resource}; --`;
+      const created = await t.request("POST", base, {
+        key: org.key,
+        body: { ...validBody(), [rc.search]: sql, metadata: { note: "1' OR '1'='1", "'); --": "x" } },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body[rc.search]).toBe(sql);
+      expect(created.body.metadata).toEqual({ note: "1' OR '1'='1", "'); --": "x" });
+      const [row] = await store.query(`SELECT ${rc.search} AS value FROM ${rc.resource} WHERE id = $1`, [
+        created.body.id,
+      ]);
+      expect(row!.value).toBe(sql);
+      const found = await t.request("GET", `${base}?q=${encodeURIComponent(sql)}`, { key: org.key });
+      expect(found.status).toBe(200);
+      expect(found.body.data.map((o: { id: string }) => o.id)).toEqual([created.body.id]);
+      expect(await count()).toBeGreaterThan(0);
+    });
+
+    it("answers SQL-looking query parameters with 200 or 400, never 500", async () => {
+      const injections = [
+        `sort=${encodeURIComponent(`${rc.sort.field}; DROP TABLE ${rc.resource}`)}`,
+        `sort=${encodeURIComponent("id DESC, (SELECT 1)")}`,
+        `${rc.filter.param}=${encodeURIComponent("' OR 1=1 --")}`,
+        `q=${encodeURIComponent("') OR 1=1 --")}`,
+        `created_after=${encodeURIComponent("2025-01-01' OR '1'='1")}`,
+        `q=%00`,
+        `${rc.filter.param}=%00`,
+        `created_after=0000-01-01`,
+        `created_before=${encodeURIComponent("9999-12-31T23:00:00-05:00")}`,
+      ];
+      for (const query of injections) {
+        const response = await t.request("GET", `${base}?${query}`, { key: org.key });
+        expect([200, 400], `${query}: ${response.text}`).toContain(response.status);
+        expectNoLeak(response);
+      }
+      expect(await count()).toBeGreaterThan(0);
+    });
+
+    it("round-trips emoji and other unicode exactly, and finds it with q", async () => {
+      const text = "Zoë Ünïcödé — 日本語 🚀 👩🏽‍💻 עברית\u200bx";
+      const created = await t.request("POST", base, {
+        key: org.key,
+        body: { ...validBody(), [rc.search]: text, metadata: { ключ: "值 🚀", "🔑": "e\u0301" } },
+      });
+      expect(created.status, created.text).toBe(201);
+      const got = await t.request("GET", `${base}/${created.body.id}`, { key: org.key });
+      expect(got.body[rc.search]).toBe(text);
+      expect(got.body.metadata).toEqual({ ключ: "值 🚀", "🔑": "e\u0301" });
+      const found = await t.request("GET", `${base}?q=${encodeURIComponent("👩🏽‍💻")}`, { key: org.key });
+      expect(found.body.data.map((o: { id: string }) => o.id)).toContain(created.body.id);
+    });
+
+    it("answers 404 to an unknown id on GET, PATCH and DELETE", async () => {
+      const unknown = `${rc.prefix}_${"0".repeat(24)}`;
+      for (const method of ["GET", "PATCH", "DELETE"]) {
+        const response = await t.request(method, `${base}/${unknown}`, {
+          key: org.key,
+          body: method === "PATCH" ? rc.patch.body : undefined,
+        });
+        expectProblem(response, 404, "not_found");
+      }
+    });
+
+    it.each([
+      ["a NUL byte", "%00"],
+      ["a prefixed NUL byte", `${rc.prefix}_%00`],
+      ["SQL", encodeURIComponent(`${rc.prefix}_1' OR '1'='1`)],
+      ["a broken percent escape", "%E0%A4%A"],
+      ["an emoji", encodeURIComponent("🚀")],
+      ["an encoded slash", `..%2F..%2Fapi_keys`],
+      ["3000 characters", long(3000)],
+      ["another resource's prefix", "key_abc"],
+    ])("answers 404, not 500, to a malformed id in the path (%s)", async (_, id) => {
+      for (const method of ["GET", "PATCH", "DELETE"]) {
+        const response = await t.request(method, `${base}/${id}`, {
+          key: org.key,
+          body: method === "PATCH" ? rc.patch.body : undefined,
+        });
+        expectProblem(response, 404, "not_found");
+      }
+    });
+  });
+});

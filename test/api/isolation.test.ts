@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../store/index.ts";
+import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { RESOURCE_CASES } from "../helpers/resource-cases.ts";
+import { storeKinds } from "../helpers/stores.ts";
+
+/**
+ * One organization can neither see nor touch another's objects, through any
+ * route. The routes come from the app itself, so a route added later is covered
+ * (or fails here until this suite knows an object it can aim at).
+ */
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+/** Fields that change by merely using a credential, not by another org's request. */
+const VOLATILE = new Set(["last_used_at"]);
+
+function stable(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !VOLATILE.has(key)));
+}
+
+describe.each(storeKinds())("organization isolation on $name", (kind) => {
+  let store: Store;
+  let t: TestApp;
+  let owner: TestOrg;
+  let intruder: TestOrg;
+  let routes: Route[];
+  /** URL segment under /v1 → the owner's object there. */
+  const targets = new Map<string, { id: string; snapshot: Record<string, unknown> }>();
+  const ownerIds: string[] = [];
+  const bodies = new Map(RESOURCE_CASES.map((rc) => [rc.resource, rc.patch.body]));
+
+  const read = async (segment: string, id: string) => {
+    const response = await t.request("GET", `/v1/${segment}/${id}`, { key: owner.key });
+    expect(response.status, `owner reads ${segment}/${id}`).toBe(200);
+    return stable(response.body);
+  };
+
+  beforeAll(async () => {
+    store = await kind.open();
+    t = createTestApp(store);
+    t.clock.set("2025-03-15T10:00:00Z");
+    owner = await t.newOrg();
+    intruder = await t.newOrg();
+    for (const [n, rc] of RESOURCE_CASES.entries()) {
+      // The owner's object is one its owner could delete, so a leaked DELETE would show.
+      const mine = await t.request("POST", `/v1/${rc.resource}`, {
+        key: owner.key,
+        body: rc.create(n, "Owned"),
+      });
+      expect(mine.status, mine.text).toBe(201);
+      // The intruder has objects of its own, so its lists are not trivially empty.
+      await t.request("POST", `/v1/${rc.resource}`, { key: intruder.key, body: rc.create(n, "Intruding") });
+      targets.set(rc.resource, { id: mine.body.id, snapshot: stable(mine.body) });
+    }
+    const key = await t.request("GET", `/v1/api_keys/${owner.keyId}`, { key: owner.key });
+    targets.set("api_keys", { id: owner.keyId, snapshot: stable(key.body) });
+    const events = await t.request("GET", "/v1/events?per_page=1", { key: owner.key });
+    targets.set("events", { id: events.body.data[0].id, snapshot: events.body.data[0] });
+    ownerIds.push(owner.id, ...[...targets.values()].map((target) => target.id));
+    routes = t.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"));
+  });
+  afterAll(() => store.dispose());
+
+  it("aims at an object of every /v1 route that takes an id", () => {
+    const segments = routes.filter((r) => r.path.includes("/:id")).map((r) => r.path.split("/")[2]!);
+    expect(segments.length).toBeGreaterThan(0);
+    for (const segment of segments) expect(targets.has(segment), `no target for /v1/${segment}`).toBe(true);
+  });
+
+  it("answers 404 to every route given the other organization's id, and changes nothing", async () => {
+    const aimed = routes.filter((r) => r.path.includes("/:id"));
+    for (const route of aimed) {
+      const segment = route.path.split("/")[2]!;
+      const target = targets.get(segment)!;
+      const path = route.path.replace(":id", target.id);
+      const response = await t.request(route.method, path, {
+        key: intruder.key,
+        body: route.method === "PATCH" ? (bodies.get(segment) ?? {}) : undefined,
+      });
+      expect(response.status, `${route.method} ${route.path}: ${response.text}`).toBe(404);
+      expect(response.body.code).toBe("not_found");
+    }
+    for (const [segment, target] of targets) {
+      expect(await read(segment, target.id), `${segment} after the intrusions`).toEqual(target.snapshot);
+    }
+  });
+
+  it("never shows the other organization's objects in any list or read without an id", async () => {
+    const reads = routes.filter((r) => r.method === "GET" && !r.path.includes("/:"));
+    expect(reads.map((r) => r.path)).toEqual(
+      expect.arrayContaining(RESOURCE_CASES.map((rc) => `/v1/${rc.resource}`)),
+    );
+    for (const route of reads) {
+      const response = await t.request("GET", route.path, { key: intruder.key });
+      expect(response.status, `${route.path}: ${response.text}`).toBeLessThan(300);
+      for (const id of ownerIds) expect(response.text, `GET ${route.path} leaks ${id}`).not.toContain(id);
+      if (Array.isArray(response.body?.data)) {
+        expect(response.body.data.length, `GET ${route.path} shows the intruder's own`).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("finds none of the other organization's objects by search or by filter", async () => {
+    for (const rc of RESOURCE_CASES) {
+      const searched = await t.request("GET", `/v1/${rc.resource}?q=Owned`, { key: intruder.key });
+      expect(searched.body.meta.total, rc.resource).toBe(0);
+    }
+    const contactId = targets.get("contacts")!.id;
+    const byContact = await t.request("GET", `/v1/invoices?contact_id=${contactId}`, { key: intruder.key });
+    expect(byContact.body.data).toEqual([]);
+  });
+
+  it("refuses to reference the other organization's objects (422 invalid_reference)", async () => {
+    const invoice = {
+      client: "Intruder",
+      currency: "EUR",
+      due_date: "2025-06-30",
+      contact_id: targets.get("contacts")!.id,
+      line_items: [{ product_id: targets.get("products")!.id, quantity: 1, unit_price: 1 }],
+    };
+    const response = await t.request("POST", "/v1/invoices", { key: intruder.key, body: invoice });
+    expect(response.status).toBe(422);
+    expect(response.body.errors[0]).toMatchObject({ param: "contact_id", code: "invalid_reference" });
+    const own = await t.request("POST", "/v1/invoices", {
+      key: intruder.key,
+      body: { client: "Intruder", currency: "EUR", due_date: "2025-06-30", amount: 1 },
+    });
+    const patched = await t.request("PATCH", `/v1/invoices/${own.body.id}`, {
+      key: intruder.key,
+      body: { contact_id: targets.get("contacts")!.id },
+    });
+    expect(patched.status).toBe(422);
+    expect(patched.body.errors[0]).toMatchObject({ param: "contact_id", code: "invalid_reference" });
+  });
+
+  it("leaves the owner's key working and unrevoked", async () => {
+    const me = await t.request("GET", "/v1/me", { key: owner.key });
+    expect(me.status).toBe(200);
+    expect(me.body.organization.id).toBe(owner.id);
+    const key = await t.request("GET", `/v1/api_keys/${owner.keyId}`, { key: owner.key });
+    expect(key.body.revoked_at).toBeNull();
+  });
+});

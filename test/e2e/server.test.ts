@@ -1,0 +1,71 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
+
+describe("tessera serve on the embedded store", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "tessera-e2e-"));
+  const env = { TESSERA_DATA_DIR: dataDir };
+  let server: ServerProcess;
+  let key: string;
+
+  const get = (path: string, bearer = key) =>
+    fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+
+  beforeAll(async () => {
+    server = await startServerProcess(env);
+    key = /sk_live_[0-9A-Za-z]+/.exec(server.output())?.[0] ?? "";
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates the default organization on first start and prints its key once", async () => {
+    expect(server.output()).toContain("created organization 'default'");
+    expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
+    const me = (await (await get("/v1/me")).json()) as { organization: { name: string } };
+    expect(me.organization.name).toBe("default");
+  });
+
+  it("serves the seed's example after `seed --demo` runs through the running server", async () => {
+    const seeded = await runCli(["seed", "--demo"], env);
+    expect(seeded.code).toBe(0);
+    expect(JSON.parse(seeded.stdout)).toMatchObject({ invoices: 30 });
+    const response = await get("/v1/invoices?status=overdue");
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as { meta: { total: number }; data: { status: string }[] };
+    expect(page.meta.total).toBeGreaterThan(0);
+    expect(page.data.every((invoice: { status: string }) => invoice.status === "overdue")).toBe(true);
+  });
+
+  it("runs operator commands while serve holds the data dir", async () => {
+    expect((await runCli(["orgs", "create", "acme", "--plan", "pro"], env)).code).toBe(0);
+    const created = await runCli(["keys", "create", "--org", "acme", "--kind", "read_only"], env);
+    expect(created.code).toBe(0);
+    const secret = /sk_live_[0-9A-Za-z]+/.exec(created.stdout)![0];
+    expect((await get("/v1/invoices", secret)).status).toBe(200);
+
+    const listed = JSON.parse((await runCli(["keys", "list", "--org", "acme"], env)).stdout);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    const revoked = await runCli(["keys", "revoke", listed[0].id, "--org", "acme"], env);
+    expect(revoked.code).toBe(0);
+    expect((await get("/v1/invoices", secret)).status).toBe(401);
+  });
+
+  it("refuses bad CLI input with a usage message and exit code 2", async () => {
+    const result = await runCli(["keys", "create", "--org", "acme", "--kind", "root"], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--kind must be one of");
+  });
+
+  it("drains on SIGTERM, exits 0, and starts again without a new key", async () => {
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(existsSync(join(dataDir, "server.json"))).toBe(false);
+    server = await startServerProcess(env);
+    expect(server.output()).not.toContain("sk_live_");
+    expect((await get("/v1/me")).status).toBe(200);
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }, 60_000);
+});

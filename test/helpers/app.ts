@@ -1,0 +1,115 @@
+import { createApp } from "../../api/app.ts";
+import { createKeyCache } from "../../api/auth/key-cache.ts";
+import { createMetrics } from "../../api/metrics.ts";
+import { createMemoryRateLimiter, type RateLimiter } from "../../api/rate-limit/index.ts";
+import {
+  createLogger,
+  FakeClock,
+  loadConfig,
+  randomBase62,
+  silentLogger,
+  type Config,
+  type Logger,
+} from "../../core/index.ts";
+import {
+  createApiKey,
+  createOrganization,
+  createResourceServices,
+  type ApiKeyCreate,
+} from "../../engines/index.ts";
+import type { Store } from "../../store/index.ts";
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  store: Store;
+  clock: FakeClock;
+  config: Config;
+  /** A new organization (unique name) with a full-access key, or a key of the given kind. */
+  newOrg(options?: { plan?: "free" | "pro" | "enterprise"; key?: ApiKeyCreate }): Promise<TestOrg>;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+}
+
+export interface TestOrg {
+  id: string;
+  name: string;
+  key: string;
+  keyId: string;
+  /** Creates another key in this organization. */
+  addKey(input: ApiKeyCreate): Promise<string>;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Raw body text, sent as-is (for malformed JSON tests). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read JSON freely
+  body: any;
+  text: string;
+}
+
+/**
+ * The real API over a real store, called with `app.request()` (no socket). Time
+ * is a FakeClock so tests step it instead of sleeping.
+ */
+export function createTestApp(
+  store: Store,
+  options: { env?: Record<string, string>; clock?: FakeClock; rateLimiter?: RateLimiter; log?: Logger } = {},
+): TestApp {
+  const clock = options.clock ?? new FakeClock(new Date());
+  const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", ...options.env });
+  const app = createApp({
+    config,
+    store,
+    clock,
+    log: options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger),
+    keys: createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs }),
+    rateLimiter: options.rateLimiter ?? createMemoryRateLimiter(clock),
+    metrics: createMetrics(),
+    resources: createResourceServices(store, clock),
+    adminToken: "tsa_test_token",
+    ready: () => Promise.resolve(true),
+  });
+
+  const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await app.request(path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  const newOrg: TestApp["newOrg"] = async (opts = {}) => {
+    const org = await createOrganization(store, {
+      name: `test-${randomBase62(10)}`,
+      plan: opts.plan ?? "enterprise",
+    });
+    const key = await createApiKey(store, org.id, opts.key ?? { kind: "full_access" });
+    return {
+      id: org.id,
+      name: org.name,
+      key: key.secret,
+      keyId: key.id,
+      addKey: async (input) => (await createApiKey(store, org.id, input)).secret,
+    };
+  };
+
+  return { app, store, clock, config, newOrg, request };
+}
