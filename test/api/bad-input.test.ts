@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../store/index.ts";
 import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
-import { countRows, RESOURCE_CASES, type Body, type ResourceCase } from "../helpers/resource-cases.ts";
+import {
+  countRows,
+  prepareRefs,
+  RESOURCE_CASES,
+  type Body,
+  type Refs,
+  type ResourceCase,
+} from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -293,12 +300,14 @@ describe.each(storeKinds())("bad input on $name", (kind) => {
     const count = () => countRows(store, rc.resource, org.id);
     let target: { id: string };
     let serial = 0;
-    const validBody = () => rc.create(1000 + serial++, "Valid");
+    let refs: Refs;
+    const validBody = () => rc.create(1000 + serial++, "Valid", refs);
 
     beforeAll(async () => {
+      refs = await prepareRefs(rc, t, org.key);
       const created = await t.request("POST", base, {
         key: org.key,
-        body: { ...rc.create(0, "Target"), metadata: { seed: "1" } },
+        body: { ...rc.create(0, "Target", refs), metadata: { seed: "1" } },
       });
       expect(created.status, created.text).toBe(201);
       target = { id: created.body.id };

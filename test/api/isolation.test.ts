@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../store/index.ts";
 import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
-import { RESOURCE_CASES } from "../helpers/resource-cases.ts";
+import { prepareRefs, RESOURCE_CASES } from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -49,11 +49,14 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
       // The owner's object is one its owner could delete, so a leaked DELETE would show.
       const mine = await t.request("POST", `/v1/${rc.resource}`, {
         key: owner.key,
-        body: rc.create(n, "Owned"),
+        body: rc.create(n, "Owned", await prepareRefs(rc, t, owner.key)),
       });
       expect(mine.status, mine.text).toBe(201);
       // The intruder has objects of its own, so its lists are not trivially empty.
-      await t.request("POST", `/v1/${rc.resource}`, { key: intruder.key, body: rc.create(n, "Intruding") });
+      await t.request("POST", `/v1/${rc.resource}`, {
+        key: intruder.key,
+        body: rc.create(n, "Intruding", await prepareRefs(rc, t, intruder.key)),
+      });
       targets.set(rc.resource, { id: mine.body.id, snapshot: stable(mine.body) });
     }
     const key = await t.request("GET", `/v1/api_keys/${owner.keyId}`, { key: owner.key });

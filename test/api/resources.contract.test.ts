@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../store/index.ts";
 import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
-import { RESOURCE_CASES, RFC3339_UTC, type Body, type ResourceCase } from "../helpers/resource-cases.ts";
+import {
+  prepareRefs,
+  RESOURCE_CASES,
+  RFC3339_UTC,
+  type Body,
+  type Refs,
+  type ResourceCase,
+} from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -36,6 +43,8 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
     // One organization holds a fixed set for the list tests; another takes the writes.
     let listOrg: TestOrg;
     let org: TestOrg;
+    let listRefs: Refs;
+    let refs: Refs;
     const fixtures: Fixture[] = [];
 
     const get = (path: string, key = listOrg.key) => t.request("GET", path, { key });
@@ -46,11 +55,13 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
       t.clock.set(START);
       listOrg = await t.newOrg();
       org = await t.newOrg();
+      listRefs = await prepareRefs(rc, t, listOrg.key);
+      refs = await prepareRefs(rc, t, org.key);
       // Six objects a minute apart; sort ranks tie in pairs (0,0,1,1,2,2) so the id tie-break matters.
       for (const [n, word] of WORDS.entries()) {
         const rank = Math.floor(n / 2);
         const [filterValue, filterBody] = rc.filter.values[n % rc.filter.values.length]!;
-        const body: Body = { ...rc.create(n, word), ...rc.sort.body(rank), ...filterBody };
+        const body: Body = { ...rc.create(n, word, listRefs), ...rc.sort.body(rank), ...filterBody };
         const created = await t.request("POST", base, { key: listOrg.key, body });
         expect(created.status, created.text).toBe(201);
         fixtures.push({ id: created.body.id, rank, filterValue, created_at: created.body.created_at });
@@ -61,7 +72,10 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
     describe("create, get, update, delete", () => {
       it("creates with 201, a Location, a prefixed id, the object name, timestamps and metadata", async () => {
         t.clock.set("2025-03-16T08:30:00Z");
-        const body: Record<string, unknown> = { ...rc.create(100, "Created"), metadata: { order: "A-17" } };
+        const body: Record<string, unknown> = {
+          ...rc.create(100, "Created", refs),
+          metadata: { order: "A-17" },
+        };
         const created = await t.request("POST", base, { key: org.key, body });
         expect(created.status, created.text).toBe(201);
         expect(created.body.id).toMatch(idShape);
@@ -77,12 +91,12 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
       });
 
       it("gives every object empty metadata when none is sent", async () => {
-        const created = await t.request("POST", base, { key: org.key, body: rc.create(101, "Bare") });
+        const created = await t.request("POST", base, { key: org.key, body: rc.create(101, "Bare", refs) });
         expect(created.body.metadata).toEqual({});
       });
 
       it("gets the object as it was created", async () => {
-        const created = await t.request("POST", base, { key: org.key, body: rc.create(102, "Gotten") });
+        const created = await t.request("POST", base, { key: org.key, body: rc.create(102, "Gotten", refs) });
         const got = await get(`${base}/${created.body.id}`, org.key);
         expect(got.status).toBe(200);
         expect(got.body).toEqual(created.body);
@@ -94,7 +108,7 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
         t.clock.set("2025-03-16T09:00:00Z");
         const created = await t.request("POST", base, {
           key: org.key,
-          body: { ...rc.create(103, "Patched"), metadata: { keep: "1", drop: "2", change: "3" } },
+          body: { ...rc.create(103, "Patched", refs), metadata: { keep: "1", drop: "2", change: "3" } },
         });
         t.clock.set("2025-03-16T09:05:00Z");
         const patched = await t.request("PATCH", `${base}/${created.body.id}`, {
@@ -116,7 +130,7 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
       it("leaves metadata alone when a patch does not mention it", async () => {
         const created = await t.request("POST", base, {
           key: org.key,
-          body: { ...rc.create(104, "Kept"), metadata: { keep: "yes" } },
+          body: { ...rc.create(104, "Kept", refs), metadata: { keep: "yes" } },
         });
         const patched = await t.request("PATCH", `${base}/${created.body.id}`, {
           key: org.key,
@@ -126,7 +140,10 @@ describe.each(storeKinds())("resource contract on $name", (kind) => {
       });
 
       it("deletes with 204, then answers 404 to get, patch and delete", async () => {
-        const created = await t.request("POST", base, { key: org.key, body: rc.create(105, "Deleted") });
+        const created = await t.request("POST", base, {
+          key: org.key,
+          body: rc.create(105, "Deleted", refs),
+        });
         const deleted = await t.request("DELETE", `${base}/${created.body.id}`, { key: org.key });
         expect(deleted.status, deleted.text).toBe(204);
         expect(deleted.text).toBe("");

@@ -1,4 +1,5 @@
 import type { Store } from "../../store/index.ts";
+import type { TestApp } from "./app.ts";
 
 /**
  * One entry per REST resource, shared by the contract, bad-input and isolation
@@ -8,6 +9,12 @@ import type { Store } from "../../store/index.ts";
  */
 
 export type Body = Record<string, unknown>;
+
+/** Ids of the objects a create body refers to (e.g. `{ invoice_id }` for a payment). */
+export type Refs = Record<string, string>;
+
+/** Creates an object under /v1 as the organization being prepared; returns its id. */
+export type CreateAs = (path: string, body: Body) => Promise<string>;
 
 export interface ResourceCase {
   /** URL segment under /v1 and table name, e.g. `invoices`. */
@@ -20,7 +27,12 @@ export interface ResourceCase {
    * A valid create body; `n` makes it distinct and `word` lands in the `search`
    * field. The object it creates can be deleted by its owner (invoices: a draft).
    */
-  create(n: number, word: string): Body;
+  create(n: number, word: string, refs: Refs): Body;
+  /**
+   * Creates, once per organization, the objects that create() bodies refer to,
+   * so references stay inside the organization that uses them.
+   */
+  prepare?(createAs: CreateAs): Promise<Refs>;
   /** A valid patch and what the patched object then shows. */
   patch: { body: Body; expect: Body };
   /** A text field that `q` searches and that create() fills with `word`. */
@@ -119,6 +131,16 @@ export const RESOURCE_CASES: ResourceCase[] = [
     },
   },
 ];
+
+/** The refs `rc.create` needs for the organization whose key is `key`. */
+export async function prepareRefs(rc: ResourceCase, t: Pick<TestApp, "request">, key: string): Promise<Refs> {
+  if (!rc.prepare) return {};
+  return rc.prepare(async (path, body) => {
+    const created = await t.request("POST", path, { key, body });
+    if (created.status !== 201) throw new Error(`preparing ${rc.resource}: ${path} → ${created.text}`);
+    return String(created.body.id);
+  });
+}
 
 /** Rows of `table` that belong to `orgId`. */
 export async function countRows(store: Store, table: string, orgId: string): Promise<number> {
