@@ -7,7 +7,7 @@ import {
   type ListQuery,
   type ResourceDefinition,
 } from "../engines/index.ts";
-import { isRealDate } from "../engines/index.ts";
+import { EARLIEST_INSTANT_MS, isRealDate, LATEST_INSTANT_MS } from "../engines/index.ts";
 
 const COMMON = [
   "page",
@@ -25,7 +25,13 @@ export function listQuerySchema(definition: ResourceDefinition<unknown, unknown,
   const filters = Object.fromEntries(
     Object.entries(definition.filters).map(([name, filter]) => {
       const values = filter.kind === "enum" || filter.kind === "custom" ? filter.values : undefined;
-      const description = values ? `One value or a comma list of: ${values.join(", ")}` : `Filter by ${name}`;
+      const description = values
+        ? `One value or a comma list of: ${values.join(", ")}`
+        : filter.kind === "instant"
+          ? "RFC 3339 timestamp or YYYY-MM-DD (exclusive bound)"
+          : filter.kind === "date"
+            ? "Date YYYY-MM-DD (exclusive bound)"
+            : `Filter by ${name}`;
       return [name, z.string().optional().meta({ description })];
     }),
   );
@@ -115,6 +121,10 @@ export function parseListQuery(
     if (filter.kind === "date" && (values.length !== 1 || !isRealDate(values[0]!))) {
       fail(name, "must be a date YYYY-MM-DD");
     }
+    if (filter.kind === "instant") {
+      if (values.length !== 1) fail(name, "takes one value");
+      else instant(values[0]!, name, fail);
+    }
     query.filters[name] = values;
   }
 
@@ -154,12 +164,9 @@ function instant(
   const valid = dateOnly ? isRealDate(raw) : z.iso.datetime({ offset: true }).safeParse(raw).success;
   const at = valid ? new Date(dateOnly ? `${raw}T00:00:00Z` : raw) : undefined;
   // An offset can carry a valid-looking instant into year 0 or 10000, which timestamptz refuses.
-  if (!at || at.getTime() < EARLIEST_MS || at.getTime() > LATEST_MS) {
+  if (!at || at.getTime() < EARLIEST_INSTANT_MS || at.getTime() > LATEST_INSTANT_MS) {
     fail(param, "must be an RFC 3339 timestamp or a date YYYY-MM-DD, from year 0001 to 9999");
     return undefined;
   }
   return at;
 }
-
-const EARLIEST_MS = Date.parse("0001-01-01T00:00:00Z");
-const LATEST_MS = Date.parse("9999-12-31T23:59:59.999Z");

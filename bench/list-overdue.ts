@@ -2,21 +2,19 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isoDate, randomBase62, systemClock } from "../core/index.ts";
+import { isoDate, systemClock } from "../core/index.ts";
 import { createApiKey, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import type { LoadOptions, LoadReport } from "./lib/load.ts";
 import { NODE_TS, runForJson, startListening } from "./lib/processes.ts";
-import { UNTHROTTLED_RATE_LIMITS } from "./lib/limits.ts";
+import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
 import { DEFAULT_LAG_DAYS, seedInvoiceOrg } from "./lib/seed.ts";
 import { summarize } from "./lib/stats.ts";
 
-const BIN = fileURLToPath(new URL("../bin/tessera.js", import.meta.url));
 const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
 const ANCHOR = fileURLToPath(new URL("./lib/anchor-server.ts", import.meta.url));
 const PATH = "/v1/invoices?status=overdue&per_page=25";
-const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 
 const SIZES = {
   full: { invoices: 1_000_000, rounds: 3, warmupS: 3, durationS: 10 },
@@ -57,7 +55,7 @@ export const listOverdue: Benchmark = {
     const connections = numberFlag(options.flags, "connections", 32);
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
     const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
-    const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? DEFAULT_URL;
+    const databaseUrl = await benchDatabaseUrl();
 
     const store = createPostgresStore({ url: databaseUrl, poolSize: 2 });
     const cleanups: Array<() => Promise<void>> = [async () => store.dispose()];
@@ -72,15 +70,7 @@ export const listOverdue: Benchmark = {
       const key = await createApiKey(store, seed.orgId, { kind: "full_access", name: "bench" });
       cleanups.unshift(async () => void (await revokeApiKey(store, seed.orgId, key.id, systemClock)));
 
-      const server = await startListening([process.execPath, BIN, "serve", "--role", "api"], {
-        DATABASE_URL: databaseUrl,
-        TESSERA_SECRET: randomBase62(40),
-        TESSERA_DATA_DIR: join(scratch, "data"),
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "warn",
-        TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
-      });
+      const server = await startTesseraApi(databaseUrl);
       cleanups.unshift(server.stop);
       const authorization = `Bearer ${key.secret}`;
       const body = await checkedResponse(store, server.url, authorization, seed.orgId);

@@ -13,10 +13,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { authOverhead } from "./auth-overhead.ts";
+import { createContacts } from "./create-contacts.ts";
 import { listOverdue } from "./list-overdue.ts";
 import type { Benchmark, BenchResult } from "./lib/report.ts";
 
-const BENCHMARKS: Benchmark[] = [listOverdue, authOverhead];
+const BENCHMARKS: Benchmark[] = [listOverdue, createContacts, authOverhead];
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
 interface Args {
@@ -49,6 +50,7 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   --strict    exit non-zero when a target is missed
   list-overdue: --invoices=N --rounds=R --duration=S --warmup=S --connections=C
                 --lag-days=0|1 (unpaid invoices due yesterday: still open (1, default) or marked (0))
+  create-contacts: --contacts=N --connections=C
   auth-overhead: --requests=N`;
 
 async function main(): Promise<number> {

@@ -66,3 +66,9 @@ export function compareDecimals(a: string, b: string): -1 | 0 | 1 {
 export function decimalPlaces(value: string): number {
   return parse(value).scale;
 }
+
+/** `a - b`, exactly. */
+export function subtractDecimals(a: string, b: string): string {
+  const right = parse(b);
+  return addDecimals([a, format(-right.units, right.scale)]);
+}

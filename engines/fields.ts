@@ -70,10 +70,21 @@ export function isRealDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value && value >= "0001";
 }
 
-/** An RFC 3339 timestamp with offset; stored as `timestamptz`. */
-export const TimestampSchema = z.iso.datetime({ offset: true }).meta({
-  example: "2025-03-31T09:30:00Z",
-});
+/** The instants `timestamptz` stores and renders as RFC 3339: years 0001 to 9999 in UTC. */
+export const EARLIEST_INSTANT_MS = Date.parse("0001-01-01T00:00:00Z");
+export const LATEST_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * An RFC 3339 timestamp with offset; stored as `timestamptz`. An offset can carry a
+ * valid-looking time into year 0 or 10000 in UTC, which the store refuses: refused here.
+ */
+export const TimestampSchema = z.iso
+  .datetime({ offset: true })
+  .refine((value) => {
+    const ms = Date.parse(value);
+    return ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS;
+  }, "must be from year 0001 to 9999 in UTC")
+  .meta({ example: "2025-03-31T09:30:00Z" });
 
 export const EmailSchema = z.email().max(254);
 

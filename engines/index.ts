@@ -1,23 +1,42 @@
 import type { Clock } from "../core/index.ts";
 import type { Store } from "../store/index.ts";
 import { invoices } from "./finance/invoices.ts";
+import { payments } from "./finance/payments.ts";
 import { products } from "./finance/products.ts";
+import { communications } from "./growth/communications.ts";
 import { contacts } from "./growth/contacts.ts";
+import { deals } from "./growth/deals.ts";
 import { API_KEY_EVENT_TYPES } from "./platform/api-keys.ts";
+import { candidates } from "./talent/candidates.ts";
+import { skills } from "./talent/skills.ts";
 import { createResourceService, type ResourceService } from "./resource.ts";
 
 export * from "./fields.ts";
 export * from "./list-query.ts";
 export * from "./resource.ts";
 export * from "./finance/invoices.ts";
+export * from "./finance/payments.ts";
 export * from "./finance/products.ts";
+export * from "./growth/communications.ts";
 export * from "./growth/contacts.ts";
+export * from "./growth/deals.ts";
 export * from "./platform/api-keys.ts";
 export * from "./platform/organizations.ts";
 export * from "./platform/scopes.ts";
+export * from "./talent/candidates.ts";
+export * from "./talent/skills.ts";
 
 /** Every resource definition, in the order the API documents them. */
-export const RESOURCES = [invoices, products, contacts] as const;
+export const RESOURCES = [
+  invoices,
+  products,
+  payments,
+  contacts,
+  deals,
+  communications,
+  candidates,
+  skills,
+] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
 export type AnyResourceService = ResourceService<any, any, any>;

@@ -26,6 +26,8 @@ export type Filter =
   | { kind: "boolean"; column?: string }
   /** A calendar-date bound: `column < value` or `column > value`. */
   | { kind: "date"; column: string; op: "<" | ">" }
+  /** A timestamp bound (RFC 3339 or a date, meaning its midnight UTC), like `created_after`. */
+  | { kind: "instant"; column: string; op: "<" | ">" }
   /** A filter whose SQL depends on the request (e.g. a status derived from today's date). */
   | {
       kind: "custom";
@@ -190,6 +192,19 @@ export function createResourceService<TObject, TCreate, TUpdate>(
 }
 
 /**
+ * Records the events of a change one resource's rule made to another in the same
+ * transaction (a payment that pays its invoice), exactly as the service would.
+ */
+export async function recordChange<TObject, TCreate, TUpdate>(
+  ctx: RuleContext,
+  definition: ResourceDefinition<TObject, TCreate, TUpdate>,
+  before: TObject,
+  after: TObject,
+): Promise<void> {
+  await recordEvents(ctx.tx, ctx.orgId, ctx.now, changeEvents(definition, before, after));
+}
+
+/**
  * The events a create (before undefined) or update records: `<object>.created` or
  * `<object>.updated` with previous_attributes (none when nothing changed), then the
  * resource's domain events.
@@ -200,14 +215,19 @@ function changeEvents<TObject>(
   after: TObject,
 ): EventInput[] {
   const events: EventInput[] = [];
+  let changed: Record<string, unknown> | undefined;
   if (before === undefined) {
     events.push({ type: `${definition.object}.created`, object: after });
   } else {
-    const changed = previousAttributes(before as object, after as object);
+    changed = previousAttributes(before as object, after as object);
     if (Object.keys(changed).length === 0) return [];
     events.push({ type: `${definition.object}.updated`, object: after, previousAttributes: changed });
   }
-  for (const type of definition.events?.derive(before, after) ?? []) events.push({ type, object: after });
+  // Domain events of an update carry what changed too: a subscriber to `deal.stage_changed`
+  // alone still sees the stage the deal left.
+  for (const type of definition.events?.derive(before, after) ?? []) {
+    events.push({ type, object: after, previousAttributes: changed });
+  }
   return events;
 }
 
@@ -291,12 +311,20 @@ function buildWhere(
       case "date":
         where.add(`${column} ${filter.op} ${where.bind(values[0])}::date`);
         break;
+      case "instant":
+        where.add(`${column} ${filter.op} ${where.bind(instantOf(values[0]!).toISOString())}::timestamptz`);
+        break;
       case "custom":
         filter.apply(values, where, ctx);
         break;
     }
   }
   return where;
+}
+
+/** The instant an `instant` filter's value names (already validated at the edge). */
+function instantOf(value: string): Date {
+  return new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 }
 
 async function selectRow(

@@ -4,7 +4,11 @@ import type { Store } from "../store/index.ts";
 import { createResourceService } from "./resource.ts";
 import { invoices, type InvoiceCreate } from "./finance/invoices.ts";
 import { products } from "./finance/products.ts";
-import { contacts } from "./growth/contacts.ts";
+import { communications, type CommunicationCreate } from "./growth/communications.ts";
+import { contacts, type Contact } from "./growth/contacts.ts";
+import { deals, type DealStage } from "./growth/deals.ts";
+import { candidates, type CandidateStatus } from "./talent/candidates.ts";
+import { skills, type SkillLevel } from "./talent/skills.ts";
 
 const FIRST = [
   "Ava",
@@ -75,6 +79,10 @@ export interface SeedSummary {
   contacts: number;
   products: number;
   invoices: number;
+  deals: number;
+  communications: number;
+  candidates: number;
+  skills: number;
 }
 
 /**
@@ -146,5 +154,193 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
       await invoiceService.update(orgId, invoice.id, { status: "paid" });
     else if (roll > 0.95) await invoiceService.update(orgId, invoice.id, { status: "void" });
   }
-  return { contacts: createdContacts.length, products: createdProducts.length, invoices: invoiceCount };
+  const pipeline = await seedPipeline(store, clock, orgId, createdContacts, size);
+  const talent = await seedTalent(store, clock, orgId, size);
+  return {
+    contacts: createdContacts.length,
+    products: createdProducts.length,
+    invoices: invoiceCount,
+    ...pipeline,
+    ...talent,
+  };
+}
+
+const DEAL_TITLES = [
+  "Annual support renewal",
+  "Onboarding workshop",
+  "Data migration project",
+  "Seat expansion",
+  "Consulting retainer",
+  "Pilot programme",
+];
+/** Where each demo deal ends up, in turn: every stage, the open ones most often. */
+const DEAL_OUTCOMES: readonly DealStage[] = [
+  "lead",
+  "qualified",
+  "proposal",
+  "won",
+  "qualified",
+  "lost",
+  "proposal",
+  "won",
+];
+const CALL_NOTES = [
+  "Walked through the timeline; they want a start date before the quarter ends.",
+  "Budget confirmed with their finance lead. Waiting on legal review.",
+  "Asked for references from a customer of their size.",
+];
+
+/**
+ * The growth pipeline of the demo: deals in every stage (won and lost ones closed
+ * through the stage machine, so their events are real) and the emails, calls,
+ * texts and meetings logged with the contacts, all in the past.
+ */
+async function seedPipeline(
+  store: Store,
+  clock: Clock,
+  orgId: string,
+  people: readonly Contact[],
+  size: number,
+): Promise<{ deals: number; communications: number }> {
+  // Its own sequence, so the data seeded before it stays what it was.
+  const random = prng(7);
+  const dealService = createResourceService(deals, store, clock);
+  const communicationService = createResourceService(communications, store, clock);
+  const now = clock.now().getTime();
+  const hoursAgo = (hours: number) => new Date(now - hours * 3_600_000).toISOString();
+  let logged = 0;
+  const log = async (input: CommunicationCreate) => {
+    await communicationService.create(orgId, input);
+    logged++;
+  };
+
+  for (const [i, person] of people.entries()) {
+    await log({
+      contact_id: person.id,
+      channel: "email",
+      direction: "outbound",
+      subject: `Introduction: Tessera × ${person.company ?? person.name}`,
+      body: `Hi ${person.name.split(" ")[0]},\n\nThanks for your time at the conference. Could we set up a call next week?`,
+      occurred_at: hoursAgo(24 * (30 + i)),
+    });
+  }
+
+  const dealCount = 16 * size;
+  for (let i = 0; i < dealCount; i++) {
+    const person = people[i % people.length]!;
+    const outcome = DEAL_OUTCOMES[i % DEAL_OUTCOMES.length]!;
+    const open = outcome === "won" ? "proposal" : outcome === "lost" ? "qualified" : outcome;
+    const title = `${DEAL_TITLES[i % DEAL_TITLES.length]!} — ${person.company ?? person.name}`;
+    const deal = await dealService.create(orgId, {
+      title,
+      contact_id: person.id,
+      value: String(500 * (1 + Math.floor(random() * 40))),
+      currency: "EUR",
+      stage: open,
+      expected_close_date: isoDate(new Date(now + Math.round(random() * 90 - 20) * 86_400_000)),
+    });
+    if (outcome !== open) await dealService.update(orgId, deal.id, { stage: outcome });
+
+    const touches = 1 + Math.floor(random() * 3);
+    for (let n = 0; n < touches; n++) {
+      const channel = (["email", "call", "meeting", "sms"] as const)[Math.floor(random() * 4)]!;
+      const inbound = random() < 0.4;
+      await log({
+        contact_id: person.id,
+        deal_id: deal.id,
+        channel,
+        direction: inbound ? "inbound" : "outbound",
+        subject: channel === "email" ? `Re: ${title}` : channel === "meeting" ? `${title}: review` : null,
+        body:
+          channel === "sms"
+            ? "Running ten minutes late, sorry!"
+            : CALL_NOTES[Math.floor(random() * CALL_NOTES.length)]!,
+        occurred_at: hoursAgo(1 + Math.floor(random() * 24 * 20)),
+      });
+    }
+  }
+  return { deals: dealCount, communications: logged };
+}
+
+const POSITIONS = [
+  { position: "Backend engineer", skills: ["TypeScript", "PostgreSQL", "Node.js", "Distributed systems"] },
+  { position: "Product designer", skills: ["Figma", "User research", "Prototyping", "Design systems"] },
+  { position: "Account executive", skills: ["Negotiation", "Salesforce", "Discovery calls", "German"] },
+  { position: "Data analyst", skills: ["SQL", "Python", "dbt", "Data visualisation"] },
+];
+const SOURCES = ["referral", "job board", "LinkedIn", "careers page", "agency", null] as const;
+/** Where each demo candidate ends up, in turn: every status, early ones most often. */
+const CANDIDATE_OUTCOMES: readonly CandidateStatus[] = [
+  "applied",
+  "screening",
+  "interview",
+  "offer",
+  "hired",
+  "rejected",
+  "applied",
+  "screening",
+  "interview",
+  "rejected",
+];
+const PIPELINE: readonly CandidateStatus[] = ["screening", "interview", "offer", "hired"];
+const REVIEWERS = ["Hiring panel", "Priya Natarajan (tech lead)", "Marco Rossi (design lead)"];
+
+/**
+ * The talent engine's demo: candidates in every status (moved through the status
+ * machine, so their events are real) with the skills they claim, those of
+ * candidates past screening verified more often.
+ */
+async function seedTalent(
+  store: Store,
+  clock: Clock,
+  orgId: string,
+  size: number,
+): Promise<{ candidates: number; skills: number }> {
+  // Its own sequence, so the data seeded before it stays what it was.
+  const random = prng(1906);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const candidateService = createResourceService(candidates, store, clock);
+  const skillService = createResourceService(skills, store, clock);
+  const levels: readonly SkillLevel[] = ["beginner", "intermediate", "advanced", "expert"];
+  const count = 10 * size;
+  let skillCount = 0;
+
+  for (let i = 0; i < count; i++) {
+    const first = pick(FIRST);
+    const last = pick(LAST);
+    const role = POSITIONS[i % POSITIONS.length]!;
+    const outcome = CANDIDATE_OUTCOMES[i % CANDIDATE_OUTCOMES.length]!;
+    // The schema is bypassed here, so the address is made plain ASCII (García → garcia).
+    const local = `${first}.${last}.${i}`
+      .normalize("NFD")
+      .toLowerCase()
+      .replace(/[^a-z0-9.]/g, "");
+    const candidate = await candidateService.create(orgId, {
+      name: `${first} ${last}`,
+      email: `${local}@mail.example`,
+      phone: random() < 0.7 ? `+44 7700 900${String(100 + i).slice(-3)}` : null,
+      position: role.position,
+      source: pick(SOURCES),
+    });
+    // Rejected candidates leave from a stage of their own; the others walk to their outcome.
+    const stop = outcome === "rejected" ? Math.floor(random() * 4) : PIPELINE.indexOf(outcome) + 1;
+    for (const status of PIPELINE.slice(0, stop))
+      await candidateService.update(orgId, candidate.id, { status });
+    if (outcome === "rejected") await candidateService.update(orgId, candidate.id, { status: "rejected" });
+
+    const advanced = stop >= 2;
+    const claimed = 2 + Math.floor(random() * 3);
+    for (const name of role.skills.slice(0, claimed)) {
+      const verified = random() < (advanced ? 0.7 : 0.15);
+      await skillService.create(orgId, {
+        candidate_id: candidate.id,
+        name,
+        level: pick(levels),
+        status: verified ? "verified" : "claimed",
+        verified_by: verified ? pick(REVIEWERS) : null,
+      });
+      skillCount++;
+    }
+  }
+  return { candidates: count, skills: skillCount };
 }

@@ -18,6 +18,12 @@ export interface LoadOptions {
   durationMs: number;
   /** A process (the server) whose CPU time is sampled at the window's edges. */
   observePid?: number;
+  /** `GET` (default) or `POST`. */
+  method?: "GET" | "POST";
+  /** A JSON body for POST; every `{n}` becomes the request's sequence number, so bodies differ. */
+  bodyTemplate?: string;
+  /** Stop after this many requests (measured from the start; no warm-up is then counted apart). */
+  totalRequests?: number;
 }
 
 export interface LoadReport {
@@ -48,14 +54,18 @@ export async function generateLoad(options: LoadOptions): Promise<LoadReport> {
   const samples: number[] = [];
   const report = { requests: 0, errors: 0, non2xx: 0, bytes: 0 } as LoadReport;
   const start = performance.now();
-  const windowStart = start + options.warmupMs;
-  const windowEnd = windowStart + options.durationMs;
+  const total = options.totalRequests;
+  // Counted runs measure every request, from the first to the last.
+  const windowStart = total === undefined ? start + options.warmupMs : start;
+  const windowEnd = total === undefined ? windowStart + options.durationMs : Infinity;
   let atStart = cpuNow(options.observePid);
 
+  let sequence = 0;
   const once = () =>
     new Promise<void>((resolve) => {
       const sent = performance.now();
-      const request = http.get(requestOptions, (response) => {
+      const body = options.bodyTemplate?.replaceAll("{n}", String(sequence++));
+      const request = http.request({ ...requestOptions, method: options.method ?? "GET" }, (response) => {
         let bytes = 0;
         response.on("data", (chunk: Buffer) => (bytes += chunk.length));
         response.on("end", () => {
@@ -77,23 +87,35 @@ export async function generateLoad(options: LoadOptions): Promise<LoadReport> {
         report.errors++;
         resolve();
       });
+      if (body !== undefined) {
+        request.setHeader("content-type", "application/json");
+        request.setHeader("content-length", Buffer.byteLength(body));
+      }
+      request.end(body);
     });
 
   const connection = async () => {
+    if (total !== undefined) {
+      while (sequence < total) await once();
+      return;
+    }
     while (performance.now() < windowEnd) await once();
   };
-  const windowTimers = [
-    setTimeout(() => (atStart = cpuNow(options.observePid)), options.warmupMs),
-    setTimeout(
-      () => (report.cpuS = cpuSince(atStart, cpuNow(options.observePid))),
-      options.warmupMs + options.durationMs,
-    ),
-  ];
+  const windowTimers =
+    total !== undefined
+      ? []
+      : [
+          setTimeout(() => (atStart = cpuNow(options.observePid)), options.warmupMs),
+          setTimeout(
+            () => (report.cpuS = cpuSince(atStart, cpuNow(options.observePid))),
+            options.warmupMs + options.durationMs,
+          ),
+        ];
   await Promise.all(Array.from({ length: options.connections }, connection));
   for (const timer of windowTimers) clearTimeout(timer);
   report.cpuS ??= cpuSince(atStart, cpuNow(options.observePid));
   agent.destroy();
-  report.windowMs = options.durationMs;
+  report.windowMs = total === undefined ? options.durationMs : performance.now() - start;
   report.samplesUs = samples;
   return report;
 }

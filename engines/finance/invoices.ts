@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { addDecimals, AppError, compareDecimals, multiplyDecimals } from "../../core/index.ts";
+import {
+  addDecimals,
+  AppError,
+  compareDecimals,
+  multiplyDecimals,
+  subtractDecimals,
+} from "../../core/index.ts";
 import type { Row } from "../../store/index.ts";
 import { AmountSchema, CurrencySchema, DateSchema, idOf, MetadataSchema, text } from "../fields.ts";
 import type { Branch } from "../list-query.ts";
@@ -81,6 +87,8 @@ export const InvoiceSchema = z
     client: z.string(),
     contact_id: z.string().nullable(),
     amount: z.number(),
+    amount_paid: z.number().meta({ description: "Sum of the payments recorded against it" }),
+    amount_remaining: z.number().meta({ description: "What is still owed; 0 once paid or void" }),
     currency: z.string(),
     status: z.enum(INVOICE_STATUSES),
     due_date: z.string(),
@@ -297,6 +305,18 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
         ],
       });
     }
+    if (amount !== undefined && compareDecimals(amount, String(row.amount_paid)) < 0) {
+      throw new AppError("validation_failed", `amount is below the ${String(row.amount_paid)} already paid`, {
+        errors: [{ param: "amount", code: "amount_below_paid", message: "delete payments first" }],
+      });
+    }
+    if (patch.currency !== undefined && patch.currency !== (row.currency as string).trim()) {
+      if (compareDecimals(String(row.amount_paid), "0") > 0) {
+        throw new AppError("validation_failed", "The invoice has payments; its currency cannot change", {
+          errors: [{ param: "currency", code: "currency_locked", message: "the invoice has payments" }],
+        });
+      }
+    }
     return {
       number: patch.number,
       client: patch.client,
@@ -326,10 +346,17 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
     types: [
       { type: "invoice.sent", description: "An invoice was finalized and sent (became open)." },
       { type: "invoice.paid", description: "An invoice was paid in full." },
+      {
+        type: "invoice.partially_paid",
+        description: "A payment was recorded against an invoice without settling it.",
+      },
       { type: "invoice.voided", description: "An invoice was voided." },
       { type: "invoice.overdue", description: "An open invoice passed its due date unpaid (emitted once)." },
     ],
     derive(before, after) {
+      if (before && after.status !== "paid" && after.amount_paid > before.amount_paid) {
+        return ["invoice.partially_paid"];
+      }
       if (before?.status === after.status) return [];
       const byStatus: Partial<Record<InvoiceStatus, string>> = {
         open: "invoice.sent",
@@ -341,6 +368,11 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
     },
   },
 };
+
+function amountRemaining(status: InvoiceStatus, amount: string, paid: string): number {
+  if (status === "paid" || status === "void") return 0;
+  return Number(subtractDecimals(String(amount), String(paid)));
+}
 
 export function renderInvoice(row: Row, today: string): Invoice {
   const dueDate = row.due_date as string;
@@ -356,6 +388,8 @@ export function renderInvoice(row: Row, today: string): Invoice {
     client: row.client as string,
     contact_id: (row.contact_id as string | null) ?? null,
     amount: Number(row.amount),
+    amount_paid: Number(row.amount_paid),
+    amount_remaining: amountRemaining(status, row.amount as string, row.amount_paid as string),
     currency: (row.currency as string).trim(),
     status,
     due_date: dueDate,

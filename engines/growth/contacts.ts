@@ -5,6 +5,13 @@ import { baseFields, mergeMetadata, type ResourceDefinition } from "../resource.
 
 export const LIFECYCLE_STAGES = ["lead", "prospect", "customer", "churned"] as const;
 
+/** Tables whose rows refer to a contact: while any does, the contact cannot be deleted. */
+const REFERRERS = ["invoices", "deals", "communications"] as const;
+/** Which of them still refer to contact $2, in one round trip. */
+const REFERRERS_SQL = `SELECT ${REFERRERS.map(
+  (table) => `EXISTS (SELECT 1 FROM ${table} WHERE org_id = $1 AND contact_id = $2) AS ${table}`,
+).join(", ")}`;
+
 const TagsSchema = z.array(z.string().trim().min(1).max(50)).max(50);
 
 export const ContactSchema = z
@@ -88,12 +95,16 @@ export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate>
     metadata: mergeMetadata(row.metadata, patch.metadata),
   }),
   async beforeDelete(row, ctx) {
-    const used = await ctx.tx.query("SELECT 1 FROM invoices WHERE org_id = $1 AND contact_id = $2 LIMIT 1", [
+    const [used] = await ctx.tx.query<Record<(typeof REFERRERS)[number], boolean>>(REFERRERS_SQL, [
       ctx.orgId,
       row.id,
     ]);
-    if (used.length > 0) {
-      throw new AppError("conflict", `Contact '${String(row.id)}' has invoices; void or reassign them first`);
+    const referrers = REFERRERS.filter((table) => used?.[table] === true);
+    if (referrers.length > 0) {
+      throw new AppError(
+        "conflict",
+        `Contact '${String(row.id)}' has ${referrers.join(" and ")}; reassign or delete them first`,
+      );
     }
   },
   render: (row) => ({
@@ -107,4 +118,11 @@ export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate>
     lifecycle_stage: row.lifecycle_stage as Contact["lifecycle_stage"],
     metadata: row.metadata as Record<string, string>,
   }),
+  events: {
+    types: [
+      { type: "contact.lifecycle_stage_changed", description: "A contact moved to another lifecycle stage." },
+    ],
+    derive: (before, after) =>
+      before && before.lifecycle_stage !== after.lifecycle_stage ? ["contact.lifecycle_stage_changed"] : [],
+  },
 };

@@ -19,8 +19,11 @@ import { storeKinds } from "../helpers/stores.ts";
 
 /** Ids of objects in another organization, for reference checks. */
 interface Foreign {
+  candidateId: string;
   contactId: string;
   productId: string;
+  invoiceId: string;
+  dealId: string;
 }
 
 interface BadCase {
@@ -51,7 +54,9 @@ function commonBadCases(rc: ResourceCase): BadCase[] {
     },
     { title: `${field} of the wrong type`, fields: () => ({ [field]: 42 }), param: field },
     { title: `${field} as an object`, fields: () => ({ [field]: { $ne: "" } }), param: field },
-    { title: `${field} null`, fields: () => ({ [field]: null }), param: field },
+    ...(rc.searchNullable
+      ? []
+      : [{ title: `${field} null`, fields: () => ({ [field]: null }), param: field }]),
     { title: `${field} blank`, fields: () => ({ [field]: "   " }), param: field },
     { title: `${field} over-long`, fields: () => ({ [field]: long(rc.searchMax + 1) }), param: field },
     { title: `${field} with a NUL character`, fields: () => ({ [field]: "a\u0000b" }), param: field },
@@ -222,6 +227,65 @@ const BAD_CASES: Record<string, BadCase[]> = {
       param: "description",
     },
   ],
+  payments: [
+    ...AMOUNT_CASES("amount").map((c): BadCase => ({ ...c, only: "POST" })),
+    { title: "amount zero", fields: () => ({ amount: 0 }), param: "amount", only: "POST" },
+    {
+      title: "an amount above the invoice's remaining balance",
+      fields: () => ({ amount: 1_000_001 }),
+      param: "amount",
+      errorCode: "amount_exceeds_balance",
+      only: "POST",
+    },
+    ...CURRENCY_CASES.map((c): BadCase => ({ ...c, only: "POST" })),
+    {
+      title: "a currency other than the invoice's",
+      fields: () => ({ currency: "USD" }),
+      param: "currency",
+      errorCode: "currency_mismatch",
+      only: "POST",
+    },
+    {
+      title: "invoice_id of another organization",
+      fields: (f) => ({ invoice_id: f.invoiceId }),
+      param: "invoice_id",
+      errorCode: "invalid_reference",
+      only: "POST",
+    },
+    {
+      title: "invoice_id that does not exist",
+      fields: () => ({ invoice_id: "inv_doesnotexist000000000" }),
+      param: "invoice_id",
+      errorCode: "invalid_reference",
+      only: "POST",
+    },
+    {
+      title: "invoice_id malformed",
+      fields: () => ({ invoice_id: "'; --" }),
+      param: "invoice_id",
+      only: "POST",
+    },
+    {
+      title: "invoice_id changed (PATCH)",
+      fields: () => ({ invoice_id: "inv_abc" }),
+      param: "invoice_id",
+      only: "PATCH",
+    },
+    { title: "amount changed (PATCH)", fields: () => ({ amount: 5 }), param: "amount", only: "PATCH" },
+    { title: "an unknown method", fields: () => ({ method: "bitcoin" }), param: "method" },
+    { title: "method null", fields: () => ({ method: null }), param: "method" },
+    {
+      title: "received_at without an offset",
+      fields: () => ({ received_at: "2025-03-01T10:00:00" }),
+      param: "received_at",
+    },
+    {
+      title: "received_at an impossible date",
+      fields: () => ({ received_at: "2025-02-30T10:00:00Z" }),
+      param: "received_at",
+    },
+    { title: "received_at as a number", fields: () => ({ received_at: 1740823200 }), param: "received_at" },
+  ],
   contacts: [
     { title: "a malformed email", fields: () => ({ email: "not-an-email" }), param: "email" },
     { title: "email as a number", fields: () => ({ email: 42 }), param: "email" },
@@ -241,6 +305,172 @@ const BAD_CASES: Record<string, BadCase[]> = {
       param: "lifecycle_stage",
     },
     { title: "a 201-character company", fields: () => ({ company: long(201) }), param: "company" },
+  ],
+  candidates: [
+    { title: "a malformed email", fields: () => ({ email: "not-an-email" }), param: "email" },
+    { title: "email as a number", fields: () => ({ email: 42 }), param: "email" },
+    { title: "email null", fields: () => ({ email: null }), param: "email" },
+    { title: "a 255-character email", fields: () => ({ email: `${long(243)}@example.com` }), param: "email" },
+    { title: "a phone of words", fields: () => ({ phone: "call me maybe" }), param: "phone" },
+    { title: "a 201-character name", fields: () => ({ name: long(201) }), param: "name" },
+    { title: "name null", fields: () => ({ name: null }), param: "name" },
+    { title: "a 101-character source", fields: () => ({ source: long(101) }), param: "source" },
+    { title: "a blank source", fields: () => ({ source: "  " }), param: "source" },
+    { title: "an unknown status", fields: () => ({ status: "withdrawn" }), param: "status" },
+    {
+      title: "status screening at creation",
+      fields: () => ({ status: "screening" }),
+      param: "status",
+      only: "POST",
+    },
+    { title: "status hired at creation", fields: () => ({ status: "hired" }), param: "status", only: "POST" },
+    {
+      title: "applied_at (read-only)",
+      fields: () => ({ applied_at: "2025-01-01T00:00:00Z" }),
+      param: "applied_at",
+    },
+    {
+      title: "hired_at (read-only)",
+      fields: () => ({ hired_at: "2025-01-01T00:00:00Z" }),
+      param: "hired_at",
+    },
+  ],
+  skills: [
+    {
+      title: "candidate_id of another organization",
+      fields: (f) => ({ candidate_id: f.candidateId }),
+      param: "candidate_id",
+      errorCode: "invalid_reference",
+      only: "POST",
+    },
+    {
+      title: "candidate_id that does not exist",
+      fields: () => ({ candidate_id: "cand_doesnotexist000000000" }),
+      param: "candidate_id",
+      errorCode: "invalid_reference",
+      only: "POST",
+    },
+    {
+      title: "candidate_id malformed",
+      fields: () => ({ candidate_id: "'; --" }),
+      param: "candidate_id",
+      only: "POST",
+    },
+    {
+      title: "candidate_id of another type",
+      fields: () => ({ candidate_id: "con_abc" }),
+      param: "candidate_id",
+      only: "POST",
+    },
+    {
+      title: "candidate_id changed (PATCH)",
+      fields: (f) => ({ candidate_id: f.candidateId }),
+      param: "candidate_id",
+      only: "PATCH",
+    },
+    { title: "an unknown level", fields: () => ({ level: "guru" }), param: "level" },
+    { title: "level null", fields: () => ({ level: null }), param: "level" },
+    { title: "an unknown status", fields: () => ({ status: "pending" }), param: "status" },
+    {
+      title: "verified_by on a claimed skill",
+      fields: () => ({ verified_by: "Ada Lovelace" }),
+      param: "verified_by",
+      errorCode: "requires_verified",
+    },
+    {
+      title: "a 201-character verified_by",
+      fields: () => ({ status: "verified", verified_by: long(201) }),
+      param: "verified_by",
+    },
+    {
+      title: "verified_at (read-only)",
+      fields: () => ({ verified_at: "2025-01-01T00:00:00Z" }),
+      param: "verified_at",
+    },
+  ],
+  deals: [
+    ...AMOUNT_CASES("value"),
+    ...CURRENCY_CASES,
+    ...DATE_CASES("expected_close_date"),
+    {
+      title: "expected_close_date as a number",
+      fields: () => ({ expected_close_date: 20250630 }),
+      param: "expected_close_date",
+    },
+    { title: "an unknown stage", fields: () => ({ stage: "closed" }), param: "stage" },
+    { title: "stage won at creation", fields: () => ({ stage: "won" }), param: "stage", only: "POST" },
+    { title: "stage lost at creation", fields: () => ({ stage: "lost" }), param: "stage", only: "POST" },
+    { title: "stage null", fields: () => ({ stage: null }), param: "stage" },
+    {
+      title: "closed_at (read-only)",
+      fields: () => ({ closed_at: "2025-03-01T10:00:00Z" }),
+      param: "closed_at",
+    },
+    {
+      title: "contact_id of another organization",
+      fields: (f) => ({ contact_id: f.contactId }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    {
+      title: "contact_id that does not exist",
+      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    { title: "contact_id malformed", fields: () => ({ contact_id: "'; --" }), param: "contact_id" },
+    { title: "contact_id of another type", fields: () => ({ contact_id: "deal_abc" }), param: "contact_id" },
+  ],
+  communications: [
+    { title: "an unknown channel", fields: () => ({ channel: "fax" }), param: "channel" },
+    { title: "channel null", fields: () => ({ channel: null }), param: "channel" },
+    { title: "channel in uppercase", fields: () => ({ channel: "EMAIL" }), param: "channel" },
+    { title: "an unknown direction", fields: () => ({ direction: "sideways" }), param: "direction" },
+    { title: "direction null", fields: () => ({ direction: null }), param: "direction" },
+    { title: "contact_id null", fields: () => ({ contact_id: null }), param: "contact_id" },
+    {
+      title: "contact_id of another organization",
+      fields: (f) => ({ contact_id: f.contactId }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    {
+      title: "contact_id that does not exist",
+      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
+      param: "contact_id",
+      errorCode: "invalid_reference",
+    },
+    { title: "contact_id of another type", fields: () => ({ contact_id: "deal_abc" }), param: "contact_id" },
+    {
+      title: "deal_id of another organization",
+      fields: (f) => ({ deal_id: f.dealId }),
+      param: "deal_id",
+      errorCode: "invalid_reference",
+    },
+    {
+      title: "deal_id that does not exist",
+      fields: () => ({ deal_id: "deal_doesnotexist000000000" }),
+      param: "deal_id",
+      errorCode: "invalid_reference",
+    },
+    { title: "deal_id malformed", fields: () => ({ deal_id: "1 OR 1=1" }), param: "deal_id" },
+    { title: "deal_id of another type", fields: () => ({ deal_id: "con_abc" }), param: "deal_id" },
+    ...[
+      ["without an offset", "2025-03-01T10:00:00"],
+      ["an impossible date", "2025-02-30T10:00:00Z"],
+      ["a date only", "2025-03-01"],
+      ["in year 0", "0000-01-01T00:00:00Z"],
+      ["past year 9999 in UTC", "9999-12-31T23:00:00-05:00"],
+      ["as words", "yesterday"],
+    ].map(([what, value]): BadCase => ({
+      title: `occurred_at ${what}`,
+      fields: () => ({ occurred_at: value }),
+      param: "occurred_at",
+    })),
+    { title: "occurred_at as a number", fields: () => ({ occurred_at: 1740823200 }), param: "occurred_at" },
+    { title: "occurred_at null", fields: () => ({ occurred_at: null }), param: "occurred_at" },
+    { title: "a 20001-character body", fields: () => ({ body: long(20_001) }), param: "body" },
+    { title: "body as a number", fields: () => ({ body: 42 }), param: "body" },
   ],
 };
 
@@ -276,7 +506,7 @@ describe.each(storeKinds())("bad input on $name", (kind) => {
   let store: Store;
   let t: TestApp;
   let org: TestOrg;
-  const foreign: Foreign = { contactId: "", productId: "" };
+  const foreign: Foreign = { candidateId: "", contactId: "", productId: "", invoiceId: "", dealId: "" };
 
   beforeAll(async () => {
     store = await kind.open();
@@ -284,13 +514,28 @@ describe.each(storeKinds())("bad input on $name", (kind) => {
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     const other = await t.newOrg();
+    const candidate = await t.request("POST", "/v1/candidates", {
+      key: other.key,
+      body: { name: "Not yours", email: "not.yours@example.com", position: "Engineer" },
+    });
+    foreign.candidateId = candidate.body.id;
     const contact = await t.request("POST", "/v1/contacts", { key: other.key, body: { name: "Not yours" } });
     const product = await t.request("POST", "/v1/products", {
       key: other.key,
       body: { name: "Not yours", price: 1, currency: "EUR" },
     });
+    const invoice = await t.request("POST", "/v1/invoices", {
+      key: other.key,
+      body: { client: "Not yours", amount: 100, currency: "EUR", due_date: "2099-12-31", status: "open" },
+    });
     foreign.contactId = contact.body.id;
     foreign.productId = product.body.id;
+    foreign.invoiceId = invoice.body.id;
+    const deal = await t.request("POST", "/v1/deals", {
+      key: other.key,
+      body: { title: "Not yours", value: 1, currency: "EUR", contact_id: contact.body.id },
+    });
+    foreign.dealId = deal.body.id;
   });
   afterAll(() => store.dispose());
 

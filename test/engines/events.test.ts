@@ -116,6 +116,9 @@ describe.each(storeKinds())("events outbox on $name", (kind) => {
     expect(types).toEqual(
       expect.arrayContaining(["invoice.paid", "invoice.overdue", "contact.created", "api_key.revoked"]),
     );
+    // Each named `<object>.<happening>`, none twice.
+    expect(new Set(types).size).toBe(types.length);
+    for (const type of types) expect(type).toMatch(/^[a-z_]+\.[a-z_]+$/);
     const paid = catalog.body.data.find((entry: { type: string }) => entry.type === "invoice.paid");
     expect(paid.schema.properties.type.const).toBe("invoice.paid");
   });

@@ -39,6 +39,8 @@ export interface ResourceCase {
   search: string;
   /** Longest accepted value of the `search` field. */
   searchMax: number;
+  /** The `search` field accepts null (e.g. a payment's optional `reference`). */
+  searchNullable?: boolean;
   /** Fields a create body must have. */
   required: string[];
   /** A whitelisted sort field and the body fields that give a sort rank (equal ranks tie). */
@@ -51,6 +53,9 @@ export interface ResourceCase {
 }
 
 const pad = (rank: number) => String(rank).padStart(3, "0");
+
+/** Distinct emails for the candidates that skills refer to (emails are unique per organization). */
+let skillHolders = 0;
 
 export const RESOURCE_CASES: ResourceCase[] = [
   {
@@ -107,6 +112,45 @@ export const RESOURCE_CASES: ResourceCase[] = [
     },
   },
   {
+    resource: "payments",
+    object: "payment",
+    prefix: "pay",
+    // One open invoice, large enough that no test's payments settle it.
+    prepare: async (createAs) => ({
+      invoice_id: await createAs("/v1/invoices", {
+        client: "Payer Ltd",
+        currency: "EUR",
+        amount: 1_000_000,
+        due_date: "2099-12-31",
+        status: "open",
+      }),
+    }),
+    create: (n, word, refs) => ({
+      invoice_id: refs.invoice_id,
+      amount: 10 + n,
+      method: "bank_transfer",
+      reference: `${word} transfer ${n}`,
+    }),
+    patch: {
+      body: { method: "card", reference: "Corrected reference" },
+      expect: { method: "card", reference: "Corrected reference" },
+    },
+    search: "reference",
+    searchMax: 200,
+    searchNullable: true,
+    required: ["invoice_id", "amount", "method"],
+    sort: { field: "amount", body: (rank) => ({ amount: 5 + rank }) },
+    filter: {
+      param: "method",
+      values: [
+        ["card", { method: "card" }],
+        ["cash", { method: "cash" }],
+      ],
+      list: true,
+      invalid: "bitcoin",
+    },
+  },
+  {
     resource: "contacts",
     object: "contact",
     prefix: "con",
@@ -128,6 +172,140 @@ export const RESOURCE_CASES: ResourceCase[] = [
       ],
       list: true,
       invalid: "vip",
+    },
+  },
+  {
+    resource: "candidates",
+    object: "candidate",
+    prefix: "cand",
+    // `position` carries the word, so `name` is free to give the sort rank (`q` searches both, and email).
+    create: (n, word) => ({
+      name: `Grace Hopper ${n}`,
+      email: `candidate${n}@example.com`,
+      position: `${word} engineer`,
+    }),
+    patch: {
+      body: { phone: "+44 20 7946 0001", source: "referral", status: "screening" },
+      expect: { phone: "+44 20 7946 0001", source: "referral", status: "screening" },
+    },
+    search: "position",
+    searchMax: 200,
+    required: ["name", "email", "position"],
+    sort: { field: "name", body: (rank) => ({ name: `Candidate ${pad(rank)}` }) },
+    // A candidate is always created `applied`; test/api/candidates.test.ts filters the other statuses.
+    filter: {
+      param: "status",
+      values: [["applied", { status: "applied" }]],
+      list: true,
+      invalid: "withdrawn",
+    },
+  },
+  {
+    resource: "skills",
+    object: "skill",
+    prefix: "skl",
+    prepare: async (createAs) => ({
+      candidate_id: await createAs("/v1/candidates", {
+        name: "Skill Holder",
+        email: `holder${++skillHolders}@example.com`,
+        position: "Engineer",
+      }),
+    }),
+    create: (n, word, refs) => ({ candidate_id: refs.candidate_id, name: `${word} TypeScript ${n}` }),
+    patch: {
+      body: { level: "expert", status: "verified", verified_by: "Ada Lovelace" },
+      expect: { level: "expert", status: "verified", verified_by: "Ada Lovelace" },
+    },
+    search: "name",
+    searchMax: 100,
+    required: ["candidate_id", "name"],
+    // verified_at is the creation time of a skill created verified, and fixtures are created in rank order.
+    sort: { field: "verified_at", body: () => ({ status: "verified" }) },
+    filter: {
+      param: "level",
+      values: [
+        ["beginner", { level: "beginner" }],
+        ["advanced", { level: "advanced" }],
+        ["expert", { level: "expert" }],
+      ],
+      list: true,
+      invalid: "guru",
+    },
+  },
+  {
+    resource: "deals",
+    object: "deal",
+    prefix: "deal",
+    prepare: async (createAs) => ({
+      contact_id: await createAs("/v1/contacts", { name: "Deal Contact", company: "Pipeline Ltd" }),
+    }),
+    create: (n, word, refs) => ({
+      title: `${word} renewal`,
+      contact_id: refs.contact_id,
+      value: 1000 + n,
+      currency: "EUR",
+      expected_close_date: "2025-06-30",
+    }),
+    patch: {
+      body: { title: "Renamed renewal", value: "2500.75", stage: "qualified", expected_close_date: null },
+      expect: { title: "Renamed renewal", value: 2500.75, stage: "qualified", expected_close_date: null },
+    },
+    search: "title",
+    searchMax: 200,
+    required: ["title", "value", "currency"],
+    sort: { field: "value", body: (rank) => ({ value: 50 + rank }) },
+    filter: {
+      param: "stage",
+      values: [
+        ["lead", { stage: "lead" }],
+        ["qualified", { stage: "qualified" }],
+        ["proposal", { stage: "proposal" }],
+      ],
+      list: true,
+      invalid: "closed",
+    },
+  },
+  {
+    resource: "communications",
+    object: "communication",
+    prefix: "comm",
+    prepare: async (createAs) => {
+      const contactId = await createAs("/v1/contacts", { name: "Talked To", company: "Chatty Ltd" });
+      const dealId = await createAs("/v1/deals", {
+        title: "Talked-about deal",
+        contact_id: contactId,
+        value: 500,
+        currency: "EUR",
+      });
+      return { contact_id: contactId, deal_id: dealId };
+    },
+    create: (n, word, refs) => ({
+      contact_id: refs.contact_id,
+      deal_id: refs.deal_id,
+      channel: "email",
+      direction: "outbound",
+      subject: `${word} follow-up`,
+      body: `Message number ${n}`,
+      occurred_at: "2025-03-14T09:00:00Z",
+    }),
+    patch: {
+      body: { subject: "Corrected subject", direction: "inbound", occurred_at: "2025-03-14T11:30:00+01:00" },
+      expect: { subject: "Corrected subject", direction: "inbound", occurred_at: "2025-03-14T10:30:00Z" },
+    },
+    search: "subject",
+    searchMax: 500,
+    searchNullable: true,
+    required: ["contact_id", "channel", "direction"],
+    sort: { field: "occurred_at", body: (rank) => ({ occurred_at: `2025-03-0${rank + 1}T09:00:00Z` }) },
+    filter: {
+      param: "channel",
+      values: [
+        ["email", { channel: "email" }],
+        ["call", { channel: "call" }],
+        ["meeting", { channel: "meeting" }],
+      ],
+      list: true,
+      invalid: "fax",
     },
   },
 ];

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+import { randomBase62 } from "../../core/index.ts";
+import { UNTHROTTLED_RATE_LIMITS } from "./limits.ts";
+import { startListening, type ListeningProcess } from "./processes.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url));
+
+/**
+ * The benchmarks' own database, never the tests' (CI recreates that one): the
+ * 1,000,000-invoice organization is seeded once and reused. `BENCH_DATABASE_URL`
+ * overrides it; the default database is created when missing.
+ */
+export async function benchDatabaseUrl(): Promise<string> {
+  const given = process.env.BENCH_DATABASE_URL;
+  if (given) return given;
+  const admin = postgres("postgres://postgres@127.0.0.1:5432/postgres", { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`SELECT 1 AS found FROM pg_database WHERE datname = 'tessera_bench'`;
+    if (!row) await admin.unsafe("CREATE DATABASE tessera_bench");
+  } finally {
+    await admin.end();
+  }
+  return "postgres://postgres@127.0.0.1:5432/tessera_bench";
+}
+
+/**
+ * `tessera serve --role api` in a child process on PostgreSQL, with rate limits
+ * that count but never refuse, on a scratch data dir removed at stop.
+ */
+export async function startTesseraApi(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ListeningProcess> {
+  const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+  try {
+    const server = await startListening([process.execPath, BIN, "serve", "--role", "api"], {
+      DATABASE_URL: databaseUrl,
+      TESSERA_SECRET: randomBase62(40),
+      TESSERA_DATA_DIR: join(scratch, "data"),
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
+      ...env,
+    });
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        rmSync(scratch, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,217 @@
+import { z } from "zod";
+import { AppError } from "../../core/index.ts";
+import { EmailSchema, MetadataSchema, text } from "../fields.ts";
+import {
+  baseFields,
+  mergeMetadata,
+  rfcOrNull,
+  type Columns,
+  type ResourceDefinition,
+  type RuleContext,
+} from "../resource.ts";
+
+export const CANDIDATE_STATUSES = [
+  "applied",
+  "screening",
+  "interview",
+  "offer",
+  "hired",
+  "rejected",
+] as const;
+export type CandidateStatus = (typeof CANDIDATE_STATUSES)[number];
+
+/**
+ * The hiring pipeline: forward one step at a time, `rejected` from any open
+ * status; `hired` (only after an offer) and `rejected` are final.
+ */
+const TRANSITIONS: Record<CandidateStatus, readonly CandidateStatus[]> = {
+  applied: ["screening", "rejected"],
+  screening: ["interview", "rejected"],
+  interview: ["offer", "rejected"],
+  offer: ["hired", "rejected"],
+  hired: [],
+  rejected: [],
+};
+
+export function canCandidateTransition(from: CandidateStatus, to: CandidateStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+const isFinal = (status: CandidateStatus) => TRANSITIONS[status].length === 0;
+
+export const CandidateSchema = z
+  .object({
+    id: z.string().meta({ example: "cand_3kTqZ9" }),
+    object: z.literal("candidate"),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    position: z.string().meta({ description: "The role applied for" }),
+    source: z.string().nullable().meta({ example: "referral" }),
+    status: z.enum(CANDIDATE_STATUSES),
+    applied_at: z.string().meta({ description: "When the candidate applied (its creation)" }),
+    hired_at: z.string().nullable(),
+    rejected_at: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Candidate" });
+export type Candidate = z.infer<typeof CandidateSchema>;
+
+const candidateFields = {
+  name: text(200),
+  email: EmailSchema,
+  phone: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9 ().-]{3,32}$/, "must be a phone number")
+    .nullish(),
+  position: text(200),
+  source: text(100).nullish(),
+  metadata: MetadataSchema,
+};
+
+export const CandidateCreateSchema = z
+  .object({
+    ...candidateFields,
+    metadata: candidateFields.metadata.optional(),
+    // Every candidate enters the pipeline at its start; later statuses are reached by PATCH.
+    status: z.enum(["applied"]).optional(),
+  })
+  .strict();
+export type CandidateCreate = z.infer<typeof CandidateCreateSchema>;
+
+export const CandidateUpdateSchema = z
+  .object({ ...candidateFields, status: z.enum(CANDIDATE_STATUSES) })
+  .partial()
+  .strict();
+export type CandidateUpdate = z.infer<typeof CandidateUpdateSchema>;
+
+function transitionColumns(from: CandidateStatus, to: CandidateStatus, ctx: RuleContext): Columns {
+  if (from === to) return {};
+  if (!canCandidateTransition(from, to)) {
+    throw new AppError("invalid_state_transition", `Candidate is ${from}; it cannot become ${to}`, {
+      errors: [{ param: "status", code: "invalid_transition", message: `${from} → ${to} is not allowed` }],
+    });
+  }
+  return {
+    status: to,
+    hired_at: to === "hired" ? ctx.now : undefined,
+    rejected_at: to === "rejected" ? ctx.now : undefined,
+  };
+}
+
+/** A hired or rejected candidate is a record: only its metadata still changes. */
+function assertEditable(current: CandidateStatus, patch: CandidateUpdate): void {
+  if (!isFinal(current)) return;
+  const locked = Object.keys(patch).filter(
+    (key) => key !== "metadata" && !(key === "status" && patch.status === current),
+  );
+  if (locked.length === 0) return;
+  throw new AppError("invalid_state_transition", `Candidate is ${current}; only metadata can change`, {
+    errors: locked.map((param) => ({
+      param,
+      code: "candidate_final",
+      message: `cannot change a ${current} candidate`,
+    })),
+  });
+}
+
+export const candidates: ResourceDefinition<Candidate, CandidateCreate, CandidateUpdate> = {
+  name: "candidates",
+  object: "candidate",
+  prefix: "cand",
+  engine: "talent",
+  schemas: { object: CandidateSchema, create: CandidateCreateSchema, update: CandidateUpdateSchema },
+  columns: {
+    name: "text",
+    email: "text",
+    phone: "text",
+    position: "text",
+    source: "text",
+    status: "text",
+    hired_at: "timestamptz",
+    rejected_at: "timestamptz",
+  },
+  sorts: { created_at: "created_at", updated_at: "updated_at", name: "name", email: "email" },
+  search: ["name", "email", "position"],
+  filters: {
+    status: { kind: "enum", values: CANDIDATE_STATUSES },
+    position: { kind: "equals" },
+    source: { kind: "equals" },
+    // Case-insensitive like the unique index (migration 0007); a comma list matches any of them.
+    email: {
+      kind: "custom",
+      apply: (values, where) =>
+        where.add(`lower(email) IN (SELECT lower(v) FROM unnest(${where.bind(values)}::text[]) AS v)`),
+    },
+  },
+  // A second candidate with the same email (in any case) hits the unique index: 409 conflict.
+  create: (input) => ({
+    name: input.name,
+    email: input.email,
+    phone: input.phone ?? null,
+    position: input.position,
+    source: input.source ?? null,
+    status: input.status ?? "applied",
+    metadata: input.metadata ?? {},
+  }),
+  update(row, patch, ctx) {
+    const current = row.status as CandidateStatus;
+    const transition = patch.status ? transitionColumns(current, patch.status, ctx) : {};
+    assertEditable(current, patch);
+    return {
+      name: patch.name,
+      email: patch.email,
+      phone: patch.phone,
+      position: patch.position,
+      source: patch.source,
+      metadata: mergeMetadata(row.metadata, patch.metadata),
+      ...transition,
+    };
+  },
+  async beforeDelete(row, ctx) {
+    const used = await ctx.tx.query("SELECT 1 FROM skills WHERE org_id = $1 AND candidate_id = $2 LIMIT 1", [
+      ctx.orgId,
+      row.id,
+    ]);
+    if (used.length > 0) {
+      throw new AppError("conflict", `Candidate '${String(row.id)}' has skills; delete them first`);
+    }
+  },
+  render(row) {
+    const base = baseFields(row, "candidate");
+    return {
+      ...base,
+      object: "candidate",
+      name: row.name as string,
+      email: row.email as string,
+      phone: (row.phone as string | null) ?? null,
+      position: row.position as string,
+      source: (row.source as string | null) ?? null,
+      status: row.status as CandidateStatus,
+      applied_at: base.created_at,
+      hired_at: rfcOrNull(row.hired_at),
+      rejected_at: rfcOrNull(row.rejected_at),
+      metadata: row.metadata as Record<string, string>,
+    };
+  },
+  events: {
+    types: [
+      {
+        type: "candidate.status_changed",
+        description: "A candidate moved in the pipeline; see previous_attributes on candidate.updated.",
+      },
+      { type: "candidate.hired", description: "A candidate with an offer was hired." },
+      { type: "candidate.rejected", description: "A candidate was rejected." },
+    ],
+    derive(before, after) {
+      if (!before || before.status === after.status) return [];
+      const types = ["candidate.status_changed"];
+      if (after.status === "hired") types.push("candidate.hired");
+      if (after.status === "rejected") types.push("candidate.rejected");
+      return types;
+    },
+  },
+};
