@@ -32,6 +32,8 @@ export default tseslint.config(
       "tmp/**",
       "eslint.config.js",
       "bin/**",
+      // Guest programs that run inside isolates, hostile on purpose (infinite loops, heap bombs).
+      "test/fixtures/guest/**",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,

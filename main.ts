@@ -11,7 +11,14 @@ import {
   type ApiDeps,
   type RateLimiter,
 } from "./api/index.ts";
-import { Releasers, systemClock, type Clock, type Config, type Logger } from "./core/index.ts";
+import {
+  createSecretBox,
+  Releasers,
+  systemClock,
+  type Clock,
+  type Config,
+  type Logger,
+} from "./core/index.ts";
 import {
   countOrganizations,
   createApiKey,
@@ -21,6 +28,7 @@ import {
   housekeepingJobs,
 } from "./engines/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
+import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
 /**
  * The composition root: config → store → migrations → engines → api → serve.
@@ -30,7 +38,7 @@ export type Role = "all" | "api" | "worker";
 
 export interface ServerOptions {
   config: Config;
-  /** `api` serves /v1; `worker` runs the scheduler (and health probes); `all` does both. */
+  /** `api` serves /v1; `worker` runs the scheduler and the webhook worker (and health probes); `all` does both. */
   role?: Role;
   log: Logger;
   clock?: Clock;
@@ -59,8 +67,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const running = dataDir.runningServer();
       if (running) throw new Error(`another server (pid ${running.pid}) is using ${config.dataDir}`);
     }
-    // The key for secrets at rest exists from the first start on (DESIGN.md).
-    if (embedded && !config.secret) dataDir.secret();
+    // The key for secrets at rest exists from the first start on (DESIGN.md); the config
+    // requires TESSERA_SECRET with DATABASE_URL, so only embedded mode reads the data dir's.
+    const secretBox = createSecretBox(config.secret ?? dataDir.secret());
     const store = options.store ?? (await openStore(config));
     if (!options.store) releasers.add("store", () => store.dispose());
     const applied = await migrate(store);
@@ -69,8 +78,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const role = options.role ?? "all";
     if (role !== "api") {
-      const scheduler = createScheduler({ store, clock, log, jobs: housekeepingJobs(config) });
+      const jobs = [...housekeepingJobs(config), ...webhookJobs(config)];
+      const scheduler = createScheduler({ store, clock, log, jobs });
       releasers.add("scheduler", () => scheduler.dispose());
+      const webhooks = createWebhookWorker({ store, clock, log, config, box: secretBox });
+      await webhooks.start();
+      // Disposed before the store: in-flight sends finish and are recorded first.
+      releasers.add("webhook worker", () => webhooks.dispose());
     }
 
     const redis = config.redisUrl ? connectRedis(config.redisUrl, log, releasers, "redis") : undefined;
@@ -96,6 +110,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       rateLimiter,
       metrics,
       resources: createResourceServices(store, clock),
+      secretBox,
       adminToken: embedded ? dataDir.adminToken() : undefined,
       ready: async () => (await pendingMigrations(store)).length === 0,
     };

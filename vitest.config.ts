@@ -5,7 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     pool: "forks",
     // Two cores here and in CI: two workers keep PGlite instances from starving each other.
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // isolated-vm on Node >= 20 needs the process started without Node's own startup snapshot.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: ["--no-node-snapshot"] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: process.env.CI ? ["default"] : ["default"],

@@ -11,11 +11,18 @@ import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { problemResponse, requestIdOf } from "./problem.ts";
 import { buildEventCatalog, PLATFORM_EVENT_TYPES, type CatalogSource } from "../engines/index.ts";
+import {
+  createWebhookDeliveryService,
+  createWebhookEndpointService,
+  WEBHOOK_EVENT_TYPES,
+} from "../webhooks/index.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
+import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
+import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /**
  * The HTTP application. Order matters: request id → metrics → JSON body (size,
@@ -40,11 +47,25 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   documentPlatform(app.openAPIRegistry);
   const catalog = buildEventCatalog(
     [...deps.resources.values()].map((service) => service.definition as CatalogSource),
-    PLATFORM_EVENT_TYPES,
+    [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES],
   );
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
   documentEvents(app.openAPIRegistry);
+  const webhookEndpoints = createWebhookEndpointService({
+    store: deps.store,
+    clock: deps.clock,
+    box: deps.secretBox,
+    eventTypes: catalog.map((entry) => entry.type),
+    policy: { allowHttp: deps.config.allowHttpTargets, allowPrivate: deps.config.allowPrivateTargets },
+  });
+  app.route("/v1/webhook_endpoints", webhookEndpointRoutes(webhookEndpoints));
+  documentWebhookEndpoints(app.openAPIRegistry);
+  app.route(
+    "/v1",
+    webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
+  );
+  documentWebhookDeliveries(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
     documentResource(app.openAPIRegistry, service);

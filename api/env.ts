@@ -1,4 +1,4 @@
-import type { Clock, Config, Logger } from "../core/index.ts";
+import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
 import type { AnyResourceService, KeyPrincipal } from "../engines/index.ts";
 import type { Store } from "../store/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
@@ -15,6 +15,8 @@ export interface ApiDeps {
   rateLimiter: RateLimiter;
   metrics: Metrics;
   resources: Map<string, AnyResourceService>;
+  /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
+  secretBox: SecretBox;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */

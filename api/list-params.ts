@@ -21,7 +21,9 @@ const COMMON = [
 ];
 
 /** The query parameters every list takes, for the OpenAPI document. */
-export function listQuerySchema(definition: ResourceDefinition<unknown, unknown, unknown>) {
+export function listQuerySchema(
+  definition: Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">,
+) {
   const filters = Object.fromEntries(
     Object.entries(definition.filters).map(([name, filter]) => {
       const values = filter.kind === "enum" || filter.kind === "custom" ? filter.values : undefined;

@@ -21,6 +21,10 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   internal: { status: 500, title: "Internal server error" },
   unavailable: { status: 503, title: "Service unavailable" },
   disposed: { status: 503, title: "Service unavailable" },
+  function_failed: { status: 500, title: "Function failed" },
+  function_cpu_limit: { status: 500, title: "Function exceeded its CPU time limit" },
+  function_memory_limit: { status: 500, title: "Function exceeded its memory limit" },
+  function_timeout: { status: 504, title: "Function timed out" },
 };
 
 export function statusOf(code: ErrorCode): number {

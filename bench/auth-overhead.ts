@@ -5,7 +5,7 @@ import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { createMetrics } from "../api/metrics.ts";
 import { authenticate } from "../api/middleware/auth.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../api/rate-limit/index.ts";
-import { loadConfig, silentLogger, systemClock } from "../core/index.ts";
+import { createSecretBox, loadConfig, randomBase62, silentLogger, systemClock } from "../core/index.ts";
 import {
   createApiKey,
   createOrganization,
@@ -137,6 +137,7 @@ function wholeApps(setup: Setup): { real: Arm; stubbed: Arm } {
     rateLimiter,
     metrics: createMetrics(),
     resources: createResourceServices(setup.store, systemClock),
+    secretBox: createSecretBox(randomBase62(48)),
     adminToken: undefined,
     ready: () => Promise.resolve(true),
   });

@@ -14,10 +14,12 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { authOverhead } from "./auth-overhead.ts";
 import { createContacts } from "./create-contacts.ts";
+import { isolatePool } from "./isolate-pool.ts";
 import { listOverdue } from "./list-overdue.ts";
+import { webhookDelivery } from "./webhook-delivery.ts";
 import type { Benchmark, BenchResult } from "./lib/report.ts";
 
-const BENCHMARKS: Benchmark[] = [listOverdue, createContacts, authOverhead];
+const BENCHMARKS: Benchmark[] = [listOverdue, createContacts, authOverhead, webhookDelivery, isolatePool];
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
 interface Args {
@@ -51,7 +53,9 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   list-overdue: --invoices=N --rounds=R --duration=S --warmup=S --connections=C
                 --lag-days=0|1 (unpaid invoices due yesterday: still open (1, default) or marked (0))
   create-contacts: --contacts=N --connections=C
-  auth-overhead: --requests=N`;
+  auth-overhead: --requests=N
+  webhook-delivery: --deliveries=N --samples=S
+  isolate-pool: --boots=N --invokes=N --idle=N`;
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));

@@ -62,6 +62,10 @@ export const EnvSchema = z
     TESSERA_EVENT_RETENTION_DAYS: int(30, 1),
     TESSERA_DB_POOL_SIZE: int(10, 1),
     TESSERA_ALLOW_PRIVATE_TARGETS: flag,
+    TESSERA_ALLOW_HTTP_TARGETS: flag,
+    TESSERA_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
+    TESSERA_WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1),
+    TESSERA_WEBHOOK_CONCURRENCY: int(64, 1),
     TESSERA_SHUTDOWN_GRACE_MS: int(10_000),
   })
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
@@ -85,7 +89,16 @@ export interface Config {
   /** Events older than this are purged (GET /v1/events is the catch-up window). */
   readonly eventRetentionDays: number;
   readonly dbPoolSize: number;
+  /** Webhook targets may be loopback/private/link-local/CGNAT/metadata addresses (development). */
   readonly allowPrivateTargets: boolean;
+  /** Webhook targets may be plain `http:` URLs (development); otherwise `https:` only. */
+  readonly allowHttpTargets: boolean;
+  /** One webhook attempt's deadline: connect, send, response and body. */
+  readonly webhookTimeoutMs: number;
+  /** An endpoint failing without a break for longer than this is disabled. */
+  readonly webhookDisableAfterDays: number;
+  /** Webhook sends in flight per worker process. */
+  readonly webhookConcurrency: number;
   readonly shutdownGraceMs: number;
 }
 
@@ -118,6 +131,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventRetentionDays: e.TESSERA_EVENT_RETENTION_DAYS,
     dbPoolSize: e.TESSERA_DB_POOL_SIZE,
     allowPrivateTargets: e.TESSERA_ALLOW_PRIVATE_TARGETS,
+    allowHttpTargets: e.TESSERA_ALLOW_HTTP_TARGETS,
+    webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
+    webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
+    webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
   });
 }

@@ -24,8 +24,20 @@ export const USER_ERROR_CODES = [
   "rate_limited",
 ] as const;
 
-/** Codes for faults of ours or of a dependency: the caller may retry later. */
-export const SYSTEM_ERROR_CODES = ["internal", "unavailable", "disposed"] as const;
+/**
+ * Codes for faults of ours, of a dependency, or of a tenant's edge function (the
+ * `function_*` ones: its request fails, the next gets a fresh isolate): the caller
+ * may retry later.
+ */
+export const SYSTEM_ERROR_CODES = [
+  "internal",
+  "unavailable",
+  "disposed",
+  "function_failed", // threw at boot or at request time, or answered nonsense
+  "function_cpu_limit",
+  "function_memory_limit",
+  "function_timeout", // wall time
+] as const;
 
 export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
 export type SystemErrorCode = (typeof SYSTEM_ERROR_CODES)[number];

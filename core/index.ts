@@ -4,4 +4,5 @@ export * from "./decimal.ts";
 export * from "./errors.ts";
 export * from "./log.ts";
 export * from "./random.ts";
+export * from "./secret-box.ts";
 export * from "./disposable.ts";

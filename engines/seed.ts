@@ -3,6 +3,7 @@ import { isoDate } from "../core/index.ts";
 import type { Store } from "../store/index.ts";
 import { createResourceService } from "./resource.ts";
 import { invoices, type InvoiceCreate } from "./finance/invoices.ts";
+import { payments } from "./finance/payments.ts";
 import { products } from "./finance/products.ts";
 import { communications, type CommunicationCreate } from "./growth/communications.ts";
 import { contacts, type Contact } from "./growth/contacts.ts";
@@ -79,6 +80,7 @@ export interface SeedSummary {
   contacts: number;
   products: number;
   invoices: number;
+  payments: number;
   deals: number;
   communications: number;
   candidates: number;
@@ -96,6 +98,7 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
   const contactService = createResourceService(contacts, store, clock);
   const productService = createResourceService(products, store, clock);
   const invoiceService = createResourceService(invoices, store, clock);
+  const paymentService = createResourceService(payments, store, clock);
 
   const createdProducts = [];
   for (const product of PRODUCTS) {
@@ -128,6 +131,7 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
   const today = clock.now().getTime();
   const day = 86_400_000;
   let invoiceCount = 0;
+  let paymentCount = 0;
   for (let i = 0; i < 30 * size; i++) {
     const contact = createdContacts[i % createdContacts.length]!;
     const product = pick(createdProducts);
@@ -150,9 +154,18 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
     const invoice = await invoiceService.create(orgId, input);
     invoiceCount++;
     const roll = random();
-    if (input.status === "open" && roll < 0.35)
-      await invoiceService.update(orgId, invoice.id, { status: "paid" });
-    else if (roll > 0.95) await invoiceService.update(orgId, invoice.id, { status: "void" });
+    // Paid in full (one payment), paid in part (about half), or voided; the rest stay unpaid.
+    if (input.status === "open" && roll < 0.45) {
+      const full = roll < 0.35;
+      const amount = full ? String(invoice.amount) : String(Math.floor(invoice.amount / 2));
+      await paymentService.create(orgId, {
+        invoice_id: invoice.id,
+        amount,
+        method: pick(["bank_transfer", "bank_transfer", "card", "direct_debit"] as const),
+        reference: `${full ? "Settlement" : "Instalment"} ${invoice.number}`,
+      });
+      paymentCount++;
+    } else if (roll > 0.95) await invoiceService.update(orgId, invoice.id, { status: "void" });
   }
   const pipeline = await seedPipeline(store, clock, orgId, createdContacts, size);
   const talent = await seedTalent(store, clock, orgId, size);
@@ -160,6 +173,7 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
     contacts: createdContacts.length,
     products: createdProducts.length,
     invoices: invoiceCount,
+    payments: paymentCount,
     ...pipeline,
     ...talent,
   };

@@ -45,6 +45,13 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       guard();
       return db.transaction((tx) => fn(on(tx)));
     },
+    async listen(channel, onNotify) {
+      guard();
+      const unlisten = await db.listen(channel, () => onNotify());
+      return async () => {
+        if (!disposed) await unlisten();
+      };
+    },
     async dispose() {
       if (disposed) return;
       disposed = true;

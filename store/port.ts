@@ -17,5 +17,11 @@ export interface Store extends Queryable {
   readonly kind: "pglite" | "postgres";
   /** Runs `fn` in one transaction; it commits when `fn` resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on `channel`: `onNotify` runs on each NOTIFY (delivered at commit). Resolves
+   * once listening, with the function that stops. The adapter re-listens after a
+   * reconnect; notifications sent while disconnected are lost, so callers also poll.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   dispose(): Promise<void>;
 }

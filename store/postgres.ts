@@ -49,7 +49,15 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ...on(sql),
     async transaction(fn) {
       guard();
+      // sql.begin, not a reserved connection with BEGIN pipelined into the first statement:
+      // postgres.js 3.4's reserve() hangs or crashes when the server restarts underneath it.
       return (await sql.begin((tx) => fn(on(tx)))) as Awaited<ReturnType<typeof fn>>;
+    },
+    async listen(channel, onNotify) {
+      guard();
+      // postgres.js keeps one connection for LISTEN and reconnects and re-listens on its own.
+      const listening = await sql.listen(channel, () => onNotify());
+      return () => listening.unlisten();
     },
     async dispose() {
       if (disposed) return;

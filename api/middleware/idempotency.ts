@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError, sha256Hex, type Clock, type Config } from "../../core/index.ts";
+import { AppError, sha256Hex, type Clock, type Config, type SecretBox } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { AppEnv } from "../env.ts";
 import {
@@ -19,8 +19,15 @@ const REPLAYED_HEADERS = ["content-type", "location"];
  * stored for 24 h and replayed with `Idempotent-Replayed: true`; the same key with
  * another method, path or body is a 422; the same key while the first request is
  * still running is a 409. Server errors are not stored, so a retry can succeed.
+ * Stored bodies are sealed: a response may hold a secret shown once (a webhook
+ * endpoint's or an API key's), which must not rest in the table in plaintext.
  */
-export function idempotency(deps: { store: Store; clock: Clock; config: Config }): MiddlewareHandler<AppEnv> {
+export function idempotency(deps: {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  secretBox: SecretBox;
+}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (key === undefined || (c.req.method !== "POST" && c.req.method !== "PATCH")) return next();
@@ -66,7 +73,7 @@ export function idempotency(deps: { store: Store; clock: Clock; config: Config }
           "A request with this Idempotency-Key is still in progress",
         );
       }
-      return replay(existing);
+      return replay(existing, deps.secretBox);
     }
 
     try {
@@ -85,16 +92,24 @@ export function idempotency(deps: { store: Store; clock: Clock; config: Config }
       const value = c.res.headers.get(name);
       if (value) headers[name] = value;
     }
-    await saveIdempotentResponse(deps.store, { orgId, key, status: c.res.status, headers, body });
+    await saveIdempotentResponse(deps.store, {
+      orgId,
+      key,
+      status: c.res.status,
+      headers,
+      body: deps.secretBox.seal(body),
+    });
   };
 }
 
-function replay(stored: {
-  response_status: number | null;
-  response_headers: unknown;
-  response_body: string | null;
-}) {
+function replay(
+  stored: { response_status: number | null; response_headers: unknown; response_body: string | null },
+  box: SecretBox,
+) {
   const headers = new Headers(stored.response_headers as Record<string, string>);
   headers.set("Idempotent-Replayed", "true");
-  return new Response(stored.response_body, { status: stored.response_status ?? 200, headers });
+  // Bodies stored before sealing began are JSON text, which never starts with the sealed prefix.
+  const raw = stored.response_body;
+  const body = raw?.startsWith("v1.") ? box.open(raw) : raw;
+  return new Response(body, { status: stored.response_status ?? 200, headers });
 }

@@ -31,24 +31,27 @@ export interface EventInput {
   previousAttributes?: Record<string, unknown>;
 }
 
-/** Writes events in the caller's transaction, in order, in one statement. */
+/** Writes events in the caller's transaction, in order, in one statement; returns their ids in order. */
 export async function recordEvents(
   tx: Queryable,
   orgId: string,
   now: Date,
   events: readonly EventInput[],
-): Promise<void> {
-  if (events.length === 0) return;
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const params: unknown[] = [orgId, now.toISOString()];
+  const ids: string[] = [];
   const rows = events.map((event) => {
     const data = event.previousAttributes
       ? { object: event.object, previous_attributes: event.previousAttributes }
       : { object: event.object };
-    params.push(newId("evt"), event.type, data);
+    ids.push(newId("evt"));
+    params.push(ids[ids.length - 1], event.type, data);
     const n = params.length;
     return `($${n - 2}, $1, $${n - 1}, $${n}::jsonb, $2::timestamptz)`;
   });
   await tx.query(`INSERT INTO events (id, org_id, type, data, created_at) VALUES ${rows.join(", ")}`, params);
+  return ids;
 }
 
 /**
@@ -75,7 +78,8 @@ export interface EventListQuery {
   createdBefore?: Date;
 }
 
-function render(row: Row): Event {
+/** An event row as the API renders it: also the exact webhook payload. */
+export function renderEvent(row: Row): Event {
   return {
     id: row.id as string,
     object: "event",
@@ -104,7 +108,7 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
     db.query<{ total: number }>(`SELECT count(*) AS total FROM events ${where.toSql()}`, where.params),
   ]);
   return {
-    data: rows.map(render),
+    data: rows.map(renderEvent),
     meta: { total: counted[0]?.total ?? 0, page: query.page, per_page: query.perPage },
   };
 }
@@ -112,7 +116,7 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
 export async function getEvent(db: Queryable, orgId: string, id: string): Promise<Event> {
   const rows = await db.query("SELECT * FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
   if (!rows[0]) throw new AppError("not_found", `No such event: '${id}'`);
-  return render(rows[0]);
+  return renderEvent(rows[0]);
 }
 
 /** Retention: drops events older than `before` (run by the scheduler). */

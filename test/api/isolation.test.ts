@@ -15,6 +15,11 @@ interface Route {
   path: string;
 }
 
+/** Valid bodies for action routes that need one, so a refusal can only be the 404 under test. */
+const ACTION_BODIES: Record<string, unknown> = {
+  "/v1/webhook_endpoints/:id/recover": { since: "2025-03-01T00:00:00Z" },
+};
+
 /** Fields that change by merely using a credential, not by another org's request. */
 const VOLATILE = new Set(["last_used_at"]);
 
@@ -61,6 +66,27 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
     }
     const key = await t.request("GET", `/v1/api_keys/${owner.keyId}`, { key: owner.key });
     targets.set("api_keys", { id: owner.keyId, snapshot: stable(key.body) });
+    for (const org of [owner, intruder]) {
+      const endpoint = await t.request("POST", "/v1/webhook_endpoints", {
+        key: org.key,
+        body: { url: "https://hooks.example.com/tessera" },
+      });
+      expect(endpoint.status, endpoint.text).toBe(201);
+      const delivery = await t.request("POST", `/v1/webhook_endpoints/${endpoint.body.id}/test`, {
+        key: org.key,
+      });
+      expect(delivery.status, delivery.text).toBe(202);
+      if (org === owner) {
+        targets.set("webhook_endpoints", {
+          id: endpoint.body.id,
+          snapshot: await read("webhook_endpoints", endpoint.body.id),
+        });
+        targets.set("webhook_deliveries", {
+          id: delivery.body.id,
+          snapshot: await read("webhook_deliveries", delivery.body.id),
+        });
+      }
+    }
     const events = await t.request("GET", "/v1/events?per_page=1", { key: owner.key });
     targets.set("events", { id: events.body.data[0].id, snapshot: events.body.data[0] });
     ownerIds.push(owner.id, ...[...targets.values()].map((target) => target.id));
@@ -82,7 +108,8 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
       const path = route.path.replace(":id", target.id);
       const response = await t.request(route.method, path, {
         key: intruder.key,
-        body: route.method === "PATCH" ? (bodies.get(segment) ?? {}) : undefined,
+        body:
+          ACTION_BODIES[route.path] ?? (route.method === "PATCH" ? (bodies.get(segment) ?? {}) : undefined),
       });
       expect(response.status, `${route.method} ${route.path}: ${response.text}`).toBe(404);
       expect(response.body.code).toBe("not_found");

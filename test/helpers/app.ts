@@ -4,6 +4,7 @@ import { createMetrics } from "../../api/metrics.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../../api/rate-limit/index.ts";
 import {
   createLogger,
+  createSecretBox,
   FakeClock,
   loadConfig,
   randomBase62,
@@ -54,6 +55,9 @@ export interface TestResponse {
   text: string;
 }
 
+/** TESSERA_SECRET of test apps (unless `env` sets one): seals webhook secrets at rest. */
+export const TEST_SECRET = "test-secret-for-sealing-secrets-at-rest-0123456789";
+
 /**
  * The real API over a real store, called with `app.request()` (no socket). Time
  * is a FakeClock so tests step it instead of sleeping.
@@ -73,6 +77,7 @@ export function createTestApp(
     rateLimiter: options.rateLimiter ?? createMemoryRateLimiter(clock),
     metrics: createMetrics(),
     resources: createResourceServices(store, clock),
+    secretBox: createSecretBox(config.secret ?? TEST_SECRET),
     adminToken: "tsa_test_token",
     ready: () => Promise.resolve(true),
   });

@@ -6,7 +6,7 @@ export const BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
-  /** Everything printed on stdout so far. */
+  /** Everything printed so far: stdout, then stderr. */
   output(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -33,7 +33,7 @@ export function startServerProcess(env: Record<string, string>, args: string[] =
       resolve({
         child,
         url: match[1]!,
-        output: () => stdout,
+        output: () => stdout + stderr,
         stop: (signal = "SIGTERM") => {
           if (child.exitCode === null) child.kill(signal);
           return exited;

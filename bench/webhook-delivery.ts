@@ -1,0 +1,234 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createSecretBox, newId, randomBase62 } from "../core/index.ts";
+import { createOrganization, recordEvents } from "../engines/index.ts";
+import { createPostgresStore, migrate, type Store } from "../store/index.ts";
+import { generateSecret } from "../webhooks/index.ts";
+import { startListening, type ListeningProcess } from "./lib/processes.ts";
+import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
+import { summarize } from "./lib/stats.ts";
+import { benchDatabaseUrl } from "./lib/tessera-server.ts";
+
+const BIN = fileURLToPath(new URL("../bin/tessera.js", import.meta.url));
+const SIZES = { full: { deliveries: 20_000, samples: 300 }, tiny: { deliveries: 500, samples: 30 } };
+/** graphile-worker's published figure for unbatched jobs on PostgreSQL (its README, "Performance"). */
+const GRAPHILE_JOBS_PER_S = 15_600;
+const SECRET = randomBase62(40);
+
+/**
+ * `tessera serve --role worker` processes on PostgreSQL delivering to a receiver in
+ * this process (another process than the workers): a backlog of N deliveries drained
+ * by one worker, then by two (throughput and scaling), then events committed one
+ * by one to an idle worker (delay from commit to the first attempt's arrival).
+ */
+export const webhookDelivery: Benchmark = {
+  name: "webhook-delivery",
+  summary: "webhook worker: deliveries/s (1 and 2 processes), commit → first attempt delay",
+  async run(options: BenchOptions): Promise<BenchResult> {
+    const size = options.tiny ? SIZES.tiny : SIZES.full;
+    const deliveries = numberFlag(options.flags, "deliveries", size.deliveries);
+    const samples = numberFlag(options.flags, "samples", size.samples);
+    const databaseUrl = await benchDatabaseUrl();
+    const store = createPostgresStore({ url: databaseUrl, poolSize: 4 });
+    const receiver = await startReceiver();
+    try {
+      await migrate(store);
+      // Leftovers of an earlier run must not be in this run's queue.
+      await store.query("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'");
+      const orgId = await endpointFor(store, receiver.url);
+      const rates: number[] = [];
+      for (const processes of [1, 2]) {
+        await backlog(store, orgId, deliveries);
+        receiver.reset(deliveries);
+        options.log(
+          `  ${processes} worker process(es): draining ${deliveries.toLocaleString("en-US")} deliveries`,
+        );
+        const workers = await Promise.all(Array.from({ length: processes }, () => startWorker(databaseUrl)));
+        try {
+          await receiver.done;
+          rates.push(deliveries / (receiver.lastMs() / 1000 - receiver.firstMs() / 1000));
+        } finally {
+          await Promise.all(workers.map((w) => w.stop()));
+        }
+      }
+      options.log(`  commit → first attempt: ${samples} events, one at a time`);
+      const delaysMs = await commitToArrival(store, databaseUrl, orgId, receiver, samples);
+      return result(rates[0]!, rates[1]!, delaysMs, { deliveries, samples });
+    } finally {
+      await store.dispose();
+      await receiver.close();
+    }
+  },
+};
+
+interface BenchReceiver {
+  url: string;
+  done: Promise<void>;
+  reset(expected: number): void;
+  firstMs(): number;
+  lastMs(): number;
+  arrivals: Map<string, number>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<BenchReceiver> {
+  let expected = 0;
+  let count = 0;
+  let first = 0;
+  let last = 0;
+  let finish = () => {};
+  const arrivals = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const now = performance.now();
+      const id = req.headers["webhook-id"] as string;
+      if (!arrivals.has(id)) arrivals.set(id, now);
+      if (count++ === 0) first = now;
+      last = now;
+      if (count === expected) finish();
+      res.end("ok");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const receiver: BenchReceiver = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    done: Promise.resolve(),
+    reset(n) {
+      expected = n;
+      count = 0;
+      receiver.done = new Promise((resolve) => (finish = resolve));
+    },
+    firstMs: () => first,
+    lastMs: () => last,
+    arrivals,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return receiver;
+}
+
+async function endpointFor(store: Store, url: string): Promise<string> {
+  const org = await createOrganization(store, { name: `bench-webhooks-${Date.now()}` });
+  const box = createSecretBox(SECRET);
+  await store.query("INSERT INTO webhook_endpoints (id, org_id, url, secret) VALUES ($1, $2, $3, $4)", [
+    newId("we"),
+    org.id,
+    url,
+    box.seal(generateSecret("v1").signing),
+  ]);
+  return org.id;
+}
+
+/** N committed events while no worker runs: N deliveries due now. */
+async function backlog(store: Store, orgId: string, n: number): Promise<void> {
+  for (let done = 0; done < n; done += 500) {
+    const events = Array.from({ length: Math.min(500, n - done) }, (_, i) => ({
+      type: "contact.created",
+      object: { id: `con_${done + i}`, name: "Bench" },
+    }));
+    await store.transaction((tx) => recordEvents(tx, orgId, new Date(), events));
+  }
+}
+
+function startWorker(databaseUrl: string): Promise<ListeningProcess & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "tessera-bench-wh-"));
+  return startListening([process.execPath, BIN, "serve", "--role", "worker"], {
+    DATABASE_URL: databaseUrl,
+    TESSERA_SECRET: SECRET,
+    TESSERA_DATA_DIR: dir,
+    TESSERA_ALLOW_PRIVATE_TARGETS: "1",
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "warn",
+  }).then((server) => ({
+    ...server,
+    dir,
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  }));
+}
+
+/** Commits events one at a time (≈ 50/s) to an idle worker; the delay until each arrives. */
+async function commitToArrival(
+  store: Store,
+  databaseUrl: string,
+  orgId: string,
+  receiver: BenchReceiver,
+  n: number,
+) {
+  receiver.reset(n);
+  const worker = await startWorker(databaseUrl);
+  const committedAt = new Map<string, number>();
+  try {
+    for (let i = 0; i < n; i++) {
+      const [id] = await store.transaction((tx) =>
+        recordEvents(tx, orgId, new Date(), [{ type: "contact.created", object: { id: `con_${i}` } }]),
+      );
+      committedAt.set(id!, performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await receiver.done;
+  } finally {
+    await worker.stop();
+  }
+  return [...committedAt].map(([id, at]) => (receiver.arrivals.get(id) ?? NaN) - at);
+}
+
+function result(
+  one: number,
+  two: number,
+  delaysMs: number[],
+  params: { deliveries: number; samples: number },
+): BenchResult {
+  const delay = summarize(delaysMs);
+  const scaling = two / one;
+  return {
+    name: "webhook-delivery",
+    description: `${params.deliveries.toLocaleString("en-US")} deliveries drained, ${params.samples} latency samples`,
+    params,
+    rows: [
+      {
+        subject: "1 worker process",
+        unit: "ms",
+        median: 1000 / one,
+        p99: 1000 / one,
+        reqPerSec: one,
+        versusAnchor: `${(one / GRAPHILE_JOBS_PER_S).toFixed(2)}× graphile-worker`,
+      },
+      {
+        subject: "2 worker processes",
+        unit: "ms",
+        median: 1000 / two,
+        p99: 1000 / two,
+        reqPerSec: two,
+        versusAnchor: `${scaling.toFixed(2)}× one process`,
+      },
+      { subject: "commit → first attempt", unit: "ms", median: delay.median, p99: delay.p99 },
+      {
+        subject: "reference: graphile-worker (published, unbatched)",
+        unit: "ms",
+        median: 1000 / GRAPHILE_JOBS_PER_S,
+        p99: 1000 / GRAPHILE_JOBS_PER_S,
+        reqPerSec: GRAPHILE_JOBS_PER_S,
+        versusAnchor: "1.00×",
+      },
+    ],
+    targets: [
+      target("deliveries/s, 1 process ≥ 2,000", one, ">=", 2000, "/s"),
+      target("2 processes ≥ 1.7× one", scaling, ">=", 1.7, "×"),
+      target("median commit → first attempt < 50 ms", delay.median, "<", 50, "ms"),
+    ],
+    details: { deliveriesPerSec: { one, two }, scaling, delayMs: delay },
+  };
+}

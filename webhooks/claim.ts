@@ -1,0 +1,304 @@
+import { newId } from "../core/index.ts";
+import type { Queryable, Row, Store } from "../store/index.ts";
+import type { WebhookEndpointRow } from "./endpoints.ts";
+
+/**
+ * The delivery queue's SQL, one named function per query. Workers claim due rows
+ * with `FOR UPDATE SKIP LOCKED` (graphile-worker's `get_job`) and hold them by a
+ * lease (`locked_until`), not by an open transaction: a worker killed mid-send
+ * gives its work back when the lease passes, because the claim query takes rows
+ * whose lease has expired. That is the whole stuck-lease recovery.
+ */
+
+export const NOTIFY_CHANNEL = "tessera_webhooks";
+
+export interface DeliveryRow {
+  id: string;
+  org_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: Date | null;
+  locked_until: Date | null;
+  locked_by: string | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The endpoint of a claimed delivery, its whole row. */
+export type EndpointDeliveryRow = WebhookEndpointRow;
+
+export interface ClaimOptions {
+  now: Date;
+  limit: number;
+  leaseMs: number;
+  workerId: string;
+}
+
+export interface Claimed {
+  /** Leased to this worker until `now + leaseMs`. */
+  deliveries: DeliveryRow[];
+  endpoints: Map<string, EndpointDeliveryRow>;
+}
+
+/** Why a delivery claimed for a disabled endpoint is closed without an attempt. */
+export const ENDPOINT_DISABLED_ERROR = "endpoint disabled";
+
+/**
+ * Claims up to `limit` due deliveries in one transaction. Deliveries of a disabled
+ * endpoint are marked failed (re-enable it, then `recover`); past an endpoint's
+ * `rate_limit_per_s` the excess is pushed to later seconds instead of claimed.
+ */
+export async function claimDueDeliveries(store: Store, options: ClaimOptions): Promise<Claimed> {
+  return store.transaction(async (tx) => {
+    const due = await selectDue(tx, options.now, options.limit);
+    if (due.length === 0) return { deliveries: [], endpoints: new Map() };
+    const endpoints = await endpointsById(tx, [...new Set(due.map((d) => d.endpoint_id))]);
+    const closed: string[] = [];
+    const deferred: Array<{ id: string; at: Date }> = [];
+    const kept: string[] = [];
+    const budgets = await rateBudgets(tx, [...endpoints.values()], options.now);
+    for (const delivery of due) {
+      const endpoint = endpoints.get(delivery.endpoint_id);
+      if (!endpoint?.enabled) {
+        closed.push(delivery.id);
+        continue;
+      }
+      const budget = budgets.get(endpoint.id);
+      if (budget) {
+        budget.used++;
+        if (budget.used > budget.limit) {
+          // The k-th message over the limit waits ⌈k / limit⌉ seconds.
+          const seconds = Math.ceil((budget.used - budget.limit) / budget.limit);
+          deferred.push({ id: delivery.id, at: new Date(options.now.getTime() + seconds * 1000) });
+          continue;
+        }
+      }
+      kept.push(delivery.id);
+    }
+    await closeForDisabledEndpoint(tx, closed, options.now);
+    await deferDeliveries(tx, deferred);
+    const deliveries = await lease(tx, kept, options);
+    return { deliveries, endpoints };
+  });
+}
+
+function selectDue(tx: Queryable, now: Date, limit: number) {
+  return tx.query<{ id: string; endpoint_id: string }>(
+    `SELECT id, endpoint_id FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at <= $1::timestamptz
+       AND (locked_until IS NULL OR locked_until < $1::timestamptz)
+     ORDER BY next_attempt_at
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED`,
+    [now.toISOString(), limit],
+  );
+}
+
+async function endpointsById(db: Queryable, ids: string[]): Promise<Map<string, EndpointDeliveryRow>> {
+  const rows = await db.query<EndpointDeliveryRow>(
+    "SELECT * FROM webhook_endpoints WHERE id = ANY($1::text[])",
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/**
+ * Sends left this second for each rate-limited endpoint: attempts started in the
+ * last second plus sends in flight. The endpoint rows are locked for the rest of
+ * the claim so two workers cannot both spend the same budget.
+ */
+async function rateBudgets(
+  tx: Queryable,
+  endpoints: EndpointDeliveryRow[],
+  now: Date,
+): Promise<Map<string, { limit: number; used: number }>> {
+  const limited = endpoints.filter((e) => e.enabled && e.rate_limit_per_s !== null).map((e) => e.id);
+  const budgets = new Map<string, { limit: number; used: number }>();
+  if (limited.length === 0) return budgets;
+  const rows = await tx.query<{ id: string; limit: number; used: number }>(
+    `SELECT w.id, w.rate_limit_per_s AS limit,
+            (SELECT count(*)::int FROM webhook_attempts a
+              WHERE a.org_id = w.org_id AND a.endpoint_id = w.id AND a.started_at > $2::timestamptz)
+          + (SELECT count(*)::int FROM webhook_deliveries d
+              WHERE d.endpoint_id = w.id AND d.locked_until > $3::timestamptz) AS used
+     FROM webhook_endpoints w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE OF w`,
+    [limited.sort(), new Date(now.getTime() - 1000).toISOString(), now.toISOString()],
+  );
+  for (const row of rows) budgets.set(row.id, { limit: row.limit, used: row.used });
+  return budgets;
+}
+
+async function closeForDisabledEndpoint(tx: Queryable, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries
+     SET status = 'failed', next_attempt_at = NULL, last_error = $2, updated_at = $3::timestamptz
+     WHERE id = ANY($1::text[])`,
+    [ids, ENDPOINT_DISABLED_ERROR, now.toISOString()],
+  );
+}
+
+async function deferDeliveries(tx: Queryable, deferred: Array<{ id: string; at: Date }>): Promise<void> {
+  if (deferred.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries d SET next_attempt_at = v.at
+     FROM unnest($1::text[], $2::timestamptz[]) AS v(id, at) WHERE d.id = v.id`,
+    [deferred.map((d) => d.id), deferred.map((d) => d.at.toISOString())],
+  );
+}
+
+function lease(tx: Queryable, ids: string[], options: ClaimOptions): Promise<DeliveryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return tx.query<DeliveryRow>(
+    `UPDATE webhook_deliveries SET locked_until = $2::timestamptz, locked_by = $3
+     WHERE id = ANY($1::text[]) RETURNING *`,
+    [ids, new Date(options.now.getTime() + options.leaseMs).toISOString(), options.workerId],
+  );
+}
+
+/** The events of claimed deliveries, by id (a purged event is absent). */
+export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
+  const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
+  return new Map(rows.map((row) => [row.id as string, row]));
+}
+
+/** The earliest instant a pending delivery is due, to sleep until it (null: none pending). */
+export async function earliestDue(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ at: Date | null }>(
+    "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
+  );
+  return row?.at ?? null;
+}
+
+export interface AttemptRecord {
+  delivery: DeliveryRow;
+  workerId: string;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  error: string | null;
+  /** What the delivery becomes. */
+  status: "pending" | "succeeded" | "failed";
+  /** When pending: the next attempt. */
+  nextAttemptAt: Date | null;
+  now: Date;
+}
+
+/**
+ * Records one attempt and its outcome on the delivery, in the caller's transaction.
+ * The attempt number comes from the row itself (`attempts + 1` under its row lock),
+ * so an attempt made by a worker whose lease had passed still gets its own number.
+ * A final delivery stays final; only this worker's lease is released.
+ */
+export async function recordAttempt(tx: Queryable, record: AttemptRecord): Promise<number> {
+  const [row] = await tx.query<{ attempts: number }>(
+    `UPDATE webhook_deliveries SET
+       attempts = attempts + 1,
+       status = CASE WHEN status = 'pending' THEN $2 ELSE status END,
+       next_attempt_at = CASE WHEN status = 'pending' THEN $3::timestamptz ELSE next_attempt_at END,
+       last_attempt_at = $4::timestamptz, last_status_code = $5, last_error = $6,
+       locked_until = CASE WHEN locked_by = $7 THEN NULL ELSE locked_until END,
+       locked_by = CASE WHEN locked_by = $7 THEN NULL ELSE locked_by END,
+       updated_at = $8::timestamptz
+     WHERE id = $1 RETURNING attempts`,
+    [
+      record.delivery.id,
+      record.status,
+      record.nextAttemptAt?.toISOString() ?? null,
+      record.startedAt.toISOString(),
+      record.statusCode,
+      record.error,
+      record.workerId,
+      record.now.toISOString(),
+    ],
+  );
+  const attempt = row?.attempts ?? record.delivery.attempts + 1;
+  await tx.query(
+    `INSERT INTO webhook_attempts (id, org_id, delivery_id, endpoint_id, attempt, started_at, duration_ms,
+       status_code, response_headers, response_body, error)
+     VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9::jsonb, $10, $11)`,
+    [
+      newId("wha"),
+      record.delivery.org_id,
+      record.delivery.id,
+      record.delivery.endpoint_id,
+      attempt,
+      record.startedAt.toISOString(),
+      record.durationMs,
+      record.statusCode,
+      record.responseHeaders,
+      record.responseBody,
+      record.error,
+    ],
+  );
+  return attempt;
+}
+
+/** Ends the endpoint's failing run after a success (a no-op write when it was not failing). */
+export async function markEndpointHealthy(tx: Queryable, endpointId: string): Promise<void> {
+  await tx.query(
+    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+    [endpointId],
+  );
+}
+
+/** Starts the endpoint's failing run at `at` unless one is already running. */
+export async function markEndpointFailing(tx: Queryable, endpointId: string, at: Date): Promise<void> {
+  await tx.query(
+    "UPDATE webhook_endpoints SET failing_since = $2::timestamptz WHERE id = $1 AND failing_since IS NULL",
+    [endpointId, at.toISOString()],
+  );
+}
+
+export type DisabledReason = "gone" | "failing";
+
+/**
+ * Disables an enabled endpoint; with `failingBefore`, only when its failing run
+ * began before that instant. Returns the updated row, or undefined when nothing changed.
+ */
+export async function disableEndpoint(
+  tx: Queryable,
+  endpointId: string,
+  reason: DisabledReason,
+  now: Date,
+  failingBefore?: Date,
+): Promise<Row | undefined> {
+  const [row] = await tx.query(
+    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, updated_at = $3::timestamptz
+     WHERE id = $1 AND enabled AND ($4::timestamptz IS NULL OR failing_since < $4::timestamptz)
+     RETURNING *`,
+    [endpointId, reason, now.toISOString(), failingBefore?.toISOString() ?? null],
+  );
+  return row;
+}
+
+/** Enabled endpoints whose failing run began before `before` (the housekeeping sweep). */
+export async function longFailingEndpoints(db: Queryable, before: Date): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    "SELECT id FROM webhook_endpoints WHERE enabled AND failing_since < $1::timestamptz",
+    [before.toISOString()],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Retention: deliveries created before `before`, with their attempts (cascade). */
+export async function purgeDeliveries(db: Queryable, before: Date): Promise<number> {
+  const rows = await db.query(
+    "DELETE FROM webhook_deliveries WHERE created_at < $1::timestamptz RETURNING 1",
+    [before.toISOString()],
+  );
+  return rows.length;
+}
+
+/** Wakes every listening worker (delivered at commit when called in a transaction). */
+export async function notifyWorkers(db: Queryable): Promise<void> {
+  await db.query("SELECT pg_notify($1, '')", [NOTIFY_CHANNEL]);
+}

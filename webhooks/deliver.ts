@@ -1,0 +1,167 @@
+import type { Clock, Logger, SecretBox } from "../core/index.ts";
+import { recordEvents, renderEvent } from "../engines/index.ts";
+import type { Queryable, Row, Store } from "../store/index.ts";
+import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
+import {
+  disableEndpoint,
+  markEndpointFailing,
+  markEndpointHealthy,
+  recordAttempt,
+  type DeliveryRow,
+  type DisabledReason,
+  type EndpointDeliveryRow,
+} from "./claim.ts";
+import { RetryPolicySchema } from "./endpoint-schemas.ts";
+import { renderWebhookEndpoint, signingSecrets } from "./endpoints.ts";
+import { withDeadline } from "./deadline.ts";
+import type { Sender, SendResult } from "./send.ts";
+import { signedHeaders } from "./signing.ts";
+
+/**
+ * One attempt of one claimed delivery: render, sign, send, then record the attempt
+ * and its consequences (next attempt, endpoint health, disabling) in one transaction.
+ */
+
+export const DISABLED_EVENT = "webhook_endpoint.disabled";
+const DAY_MS = 86_400_000;
+
+export interface DelivererOptions {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  box: SecretBox;
+  sender: Sender;
+  random: () => number;
+  workerId: string;
+  disableAfterDays: number;
+}
+
+type Outcome = { status: DeliveryRow["status"]; nextAttemptAt: Date | null; disable?: DisabledReason };
+
+export function createDeliverer(options: DelivererOptions) {
+  const { store, clock, log } = options;
+
+  return async function deliver(
+    delivery: DeliveryRow,
+    endpoint: EndpointDeliveryRow,
+    event: Row | undefined,
+  ): Promise<void> {
+    const result = event
+      ? await sendEvent(options, endpoint, event)
+      : unsent(clock.now(), "event no longer exists (past retention)");
+    const now = clock.now();
+    const outcome = event ? decide(delivery, endpoint, result, now, options.random) : final();
+    log.debug("webhook attempt", {
+      delivery: delivery.id,
+      endpoint: endpoint.id,
+      status_code: result.statusCode,
+      error: result.error,
+      outcome: outcome.status,
+    });
+    await withRetries(log, () =>
+      store.transaction(async (tx) => {
+        await recordAttempt(tx, { delivery, workerId: options.workerId, ...result, ...outcome, now });
+        await updateEndpointHealth(tx, options, endpoint, result, outcome, now);
+      }),
+    );
+  };
+}
+
+async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRow, event: Row) {
+  const now = options.clock.now();
+  let secrets: string[];
+  try {
+    secrets = signingSecrets(endpoint, now, options.box);
+  } catch {
+    // Never log the sealed value or the reason: only that it could not be opened.
+    return unsent(now, "signing secret cannot be opened (was TESSERA_SECRET changed?)");
+  }
+  // Serialized once per attempt: these bytes are signed and sent, unchanged.
+  const body = JSON.stringify(renderEvent(event));
+  const id = event.id as string;
+  const headers = { ...endpoint.headers, ...signedHeaders({ secrets, id, now, body }) };
+  return options.sender.send({ url: endpoint.url, body, headers });
+}
+
+function unsent(at: Date, error: string): SendResult {
+  return {
+    startedAt: at,
+    durationMs: 0,
+    statusCode: null,
+    responseHeaders: null,
+    responseBody: null,
+    error,
+  };
+}
+
+const final = (): Outcome => ({ status: "failed", nextAttemptAt: null });
+
+/** 2xx succeeds; 410 fails for good and disables; anything else waits for the next attempt, if any. */
+function decide(
+  delivery: DeliveryRow,
+  endpoint: EndpointDeliveryRow,
+  result: SendResult,
+  now: Date,
+  random: () => number,
+): Outcome {
+  const code = result.statusCode;
+  if (code !== null && code >= 200 && code < 300) return { status: "succeeded", nextAttemptAt: null };
+  if (code === 410) return { ...final(), disable: "gone" };
+  const policy = RetryPolicySchema.safeParse(endpoint.retry_policy);
+  const retryAfterS =
+    code === 429 || code === 503 ? parseRetryAfter(result.responseHeaders?.["retry-after"], now) : undefined;
+  const next = nextAttemptAt(
+    delivery.attempts + 1,
+    now,
+    random,
+    policy.success ? policy.data : undefined,
+    retryAfterS,
+  );
+  return next ? { status: "pending", nextAttemptAt: next } : final();
+}
+
+async function updateEndpointHealth(
+  tx: Queryable,
+  options: DelivererOptions,
+  endpoint: EndpointDeliveryRow,
+  result: SendResult,
+  outcome: Outcome,
+  now: Date,
+): Promise<void> {
+  if (outcome.status === "succeeded") return markEndpointHealthy(tx, endpoint.id);
+  await markEndpointFailing(tx, endpoint.id, result.startedAt);
+  const disabled = outcome.disable
+    ? await disableEndpoint(tx, endpoint.id, outcome.disable, now)
+    : await disableEndpoint(
+        tx,
+        endpoint.id,
+        "failing",
+        now,
+        new Date(now.getTime() - options.disableAfterDays * DAY_MS),
+      );
+  if (disabled) await announceDisabled(tx, options.log, disabled, now);
+}
+
+/** Records `webhook_endpoint.disabled` in the transaction that disabled the endpoint. */
+export async function announceDisabled(tx: Queryable, log: Logger, row: Row, now: Date): Promise<void> {
+  log.info("webhook endpoint disabled", { endpoint: row.id, reason: row.disabled_reason });
+  await recordEvents(tx, row.org_id as string, now, [
+    { type: DISABLED_EVENT, object: renderWebhookEndpoint(row) },
+  ]);
+}
+
+/**
+ * Recording survives a short database outage: a few tries, each bounded in time, then the
+ * lease hands the delivery on.
+ */
+async function withRetries(log: Logger, fn: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withDeadline(fn(), "recording a webhook attempt");
+    } catch (error) {
+      if (attempt >= 8) throw error;
+      log.warn("recording a webhook attempt failed; retrying", { attempt, error });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+    }
+  }
+}

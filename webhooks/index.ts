@@ -1,0 +1,12 @@
+// The public face of webhooks/: what api/ and main.ts may use.
+export * from "./signing.ts";
+export * from "./addresses.ts";
+export * from "./endpoint-schemas.ts";
+export * from "./endpoints.ts";
+export * from "./event-types.ts";
+export * from "./backoff.ts";
+export * from "./claim.ts";
+export * from "./send.ts";
+export * from "./worker.ts";
+export * from "./deliveries.ts";
+export * from "./housekeeping.ts";
