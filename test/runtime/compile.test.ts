@@ -1,0 +1,172 @@
+import { runInNewContext } from "node:vm";
+import { afterAll, describe, expect, it } from "vitest";
+import { AppError } from "../../core/index.ts";
+import { compileFunction, FunctionFilesSchema, MODULE_GLOBAL, stopCompiler } from "../../runtime/index.ts";
+
+const LIMITS = { maxBundleBytes: 1024 * 1024 };
+
+/** Evaluates a bundle in a fresh context and returns its module namespace. */
+function evaluate(code: string): Record<string, unknown> {
+  const sandbox: Record<string, unknown> = {};
+  runInNewContext(code, sandbox);
+  return sandbox[MODULE_GLOBAL] as Record<string, unknown>;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected the compile to be refused");
+}
+
+describe("compileFunction", () => {
+  afterAll(() => stopCompiler());
+
+  it("bundles TypeScript over many files into one script exposing the module's exports", async () => {
+    const compiled = await compileFunction(
+      {
+        "index.ts": `import { greet } from "./lib/greet.ts"; import data from "./data.json";
+                     export default { answer: greet(data.name) satisfies string };`,
+        "lib/greet.ts": `import { punctuate } from "../util"; export const greet = (name: string) => punctuate("hi " + name);`,
+        "util.ts": `export function punctuate(text: string): string { return text + "!"; }`,
+        "data.json": `{ "name": "Ada" }`,
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(compiled.entrypoint).toBe("index.ts");
+    expect(evaluate(compiled.code).default).toEqual({ answer: "hi Ada!" });
+  });
+
+  it("follows deno.json: main, exact and prefix import map entries, and scopes", async () => {
+    const compiled = await compileFunction(
+      {
+        "deno.json": JSON.stringify({
+          main: "./src/main.ts",
+          imports: { "@/": "./src/", config: "./src/config.ts", "npm:tiny@1": "./vendor/tiny.ts" },
+          scopes: { "./src/legacy/": { config: "./src/legacy-config.ts" } },
+        }),
+        "src/main.ts": `import { value } from "config"; import { legacy } from "@/legacy/old.ts"; import tiny from "npm:tiny@1";
+                        export default [value, legacy, tiny];`,
+        "src/config.ts": `export const value = "new";`,
+        "src/legacy/old.ts": `import { value } from "config"; export const legacy = value;`,
+        "src/legacy-config.ts": `export const value = "old";`,
+        "vendor/tiny.ts": `export default "tiny";`,
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(compiled.entrypoint).toBe("src/main.ts");
+    expect(evaluate(compiled.code).default).toEqual(["new", "old", "tiny"]);
+  });
+
+  it("resolves bare and npm: specifiers from vendored node_modules by package.json exports", async () => {
+    const compiled = await compileFunction(
+      {
+        "index.js": `import { up } from "shout"; import { down } from "npm:@acme/whisper@2.1.0"; export default up("a") + down("B");`,
+        "node_modules/shout/package.json": JSON.stringify({ exports: { ".": { import: "./esm/index.js" } } }),
+        "node_modules/shout/esm/index.js": `export const up = (s) => s.toUpperCase();`,
+        "node_modules/@acme/whisper/package.json": JSON.stringify({ module: "lib.mjs" }),
+        "node_modules/@acme/whisper/lib.mjs": `export const down = (s) => s.toLowerCase();`,
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(evaluate(compiled.code).default).toBe("Ab");
+  });
+
+  it("compiles JSX with the runtime deno.json names (jsxImportSource)", async () => {
+    const compiled = await compileFunction(
+      {
+        "deno.json": JSON.stringify({
+          compilerOptions: { jsx: "react-jsx", jsxImportSource: "mini" },
+          imports: { "mini/jsx-runtime": "./jsx.ts" },
+        }),
+        "index.tsx": `export default <p class="x">hello</p>;`,
+        "jsx.ts": `export const jsx = (tag: string, props: Record<string, unknown>) => ({ tag, props }); export const jsxs = jsx;`,
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(evaluate(compiled.code).default).toEqual({ tag: "p", props: { class: "x", children: "hello" } });
+  });
+
+  it("refuses a syntax error with 422 naming file:line:column", async () => {
+    const error = await refusal(
+      compileFunction({ "index.ts": "export default 1;", "b.ts": "ok" }, "index.ts", LIMITS).then(() =>
+        compileFunction(
+          { "index.ts": `import "./b.ts";\n`, "b.ts": `const a = 1;\nconst b = ;\n` },
+          undefined,
+          LIMITS,
+        ),
+      ),
+    );
+    expect(error.code).toBe("validation_failed");
+    expect(error.errors[0]).toMatchObject({ param: "files.b.ts", code: "compile_error" });
+    expect(error.errors[0]!.message).toMatch(/^b\.ts:2:11: /);
+  });
+
+  it.each([
+    [
+      "a missing module",
+      `import x from "./nope.ts"; export default x;`,
+      /index\.ts:1:\d+: Module not found: '\.\/nope\.ts'/,
+    ],
+    ["a Node built-in", `import fs from "node:fs"; export default fs;`, /Node built-ins do not exist/],
+    [
+      "an npm: import that was not vendored",
+      `import x from "npm:left-pad@1"; export default x;`,
+      /not vendored/,
+    ],
+    [
+      "a jsr: import that was not vendored",
+      `import x from "jsr:@std/path"; export default x;`,
+      /not vendored/,
+    ],
+    [
+      "an https: import that was not vendored",
+      `import x from "https://deno.land/x/y/mod.ts"; export default x;`,
+      /not vendored/,
+    ],
+  ])("refuses %s with 422 at the importing line", async (_, source, message) => {
+    const error = await refusal(compileFunction({ "index.ts": source }, undefined, LIMITS));
+    expect(error.code).toBe("validation_failed");
+    expect(error.errors[0]!.message).toMatch(message);
+  });
+
+  it("refuses a bundle over the size limit, a missing entrypoint and a broken deno.json", async () => {
+    const big = await refusal(
+      compileFunction({ "index.ts": `export default "${"x".repeat(2000)}";` }, undefined, {
+        maxBundleBytes: 1000,
+      }),
+    );
+    expect(big.errors[0]).toMatchObject({ param: "files", code: "bundle_too_large" });
+    const noEntry = await refusal(compileFunction({ "lib.ts": "export {}" }, undefined, LIMITS));
+    expect(noEntry.errors[0]).toMatchObject({ param: "entrypoint" });
+    const wrongEntry = await refusal(compileFunction({ "index.ts": "" }, "main.ts", LIMITS));
+    expect(wrongEntry.errors[0]).toMatchObject({ param: "entrypoint", code: "not_found" });
+    const badConfig = await refusal(
+      compileFunction({ "deno.json": "{ nope", "index.ts": "" }, undefined, LIMITS),
+    );
+    expect(badConfig.errors[0]).toMatchObject({ param: "files.deno.json" });
+  });
+
+  it("reads deno.jsonc with comments", async () => {
+    const compiled = await compileFunction(
+      {
+        "deno.jsonc": `{ // where to start\n "main": "app.ts" /* and nothing else */ }`,
+        "app.ts": "export default 7;",
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(evaluate(compiled.code).default).toBe(7);
+  });
+
+  it.each(["../etc/passwd", "/abs.ts", "a/../../b.ts", "./x.ts"])("refuses the file path %s", (path) => {
+    expect(FunctionFilesSchema.safeParse({ [path]: "" }).success).toBe(false);
+  });
+});
