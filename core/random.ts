@@ -1,15 +1,28 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomFillSync, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * CSPRNG bytes drawn 4 KB at a time: one `randomFillSync` per ~80 ids instead of one
+ * each (it was 4 % of a create's CPU). Served bytes are never served again.
+ */
+const POOL = Buffer.alloc(4096);
+let poolOffset = POOL.length;
+
+function randomByte(): number {
+  if (poolOffset === POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  return POOL[poolOffset++]!;
+}
 
 /** Uniform base62 characters from the CSPRNG (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

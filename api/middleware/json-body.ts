@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../core/index.ts";
 import type { AppEnv } from "../env.ts";
@@ -14,7 +15,10 @@ export function jsonBody(maxBytes: number): MiddlewareHandler<AppEnv> {
     if (!WITH_BODY.has(c.req.method)) return next();
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes);
-    const text = await readLimited(c.req.raw, maxBytes);
+    // Under @hono/node-server the Node request is at hand: reading it directly skips the
+    // web stream the Request would wrap it in (a tenth of a small POST's CPU time).
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const text = incoming ? await readIncoming(incoming, maxBytes) : await readLimited(c.req.raw, maxBytes);
     if (text.trim() === "") {
       c.set("bodyText", "");
       c.set("body", {});
@@ -43,6 +47,25 @@ export function jsonBody(maxBytes: number): MiddlewareHandler<AppEnv> {
 
 function tooLarge(maxBytes: number) {
   return new AppError("payload_too_large", `Request body exceeds ${maxBytes} bytes`);
+}
+
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      incoming.off("data", onData);
+      incoming.resume(); // drain the rest unread, so the 413 can still be written
+      reject(tooLarge(maxBytes));
+    };
+    incoming.on("data", onData);
+    incoming.once("end", () =>
+      resolve(new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks))),
+    );
+    incoming.once("error", reject);
+  });
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<string> {

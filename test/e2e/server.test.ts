@@ -29,6 +29,36 @@ describe("tessera serve on the embedded store", () => {
     expect(me.organization.name).toBe("default");
   });
 
+  it("reads JSON bodies off the socket: creates, refuses malformed JSON and oversized bodies", async () => {
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/v1/contacts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+        body,
+      });
+    const created = await post(JSON.stringify({ name: "Grace Hopper", email: "grace@example.com" }));
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ object: "contact", name: "Grace Hopper" });
+    expect((await post('{"name": ')).status).toBe(400);
+    // 2 MB, past the default 1 MB limit, sent chunked so no Content-Length gives it away.
+    const big = JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) });
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const tooLarge = await fetch(`${server.url}/v1/contacts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get("content-type")).toBe("application/problem+json");
+    expect((await get("/v1/me")).status).toBe(200);
+  });
+
   it("serves the seed's example after `seed --demo` runs through the running server", async () => {
     const seeded = await runCli(["seed", "--demo"], env);
     expect(seeded.code).toBe(0);
