@@ -53,7 +53,7 @@ describe("tessera serve on the embedded store", () => {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: stream,
       duplex: "half",
-    } as RequestInit);
+    });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get("content-type")).toBe("application/problem+json");
     expect((await get("/v1/me")).status).toBe(200);
