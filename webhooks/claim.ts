@@ -193,22 +193,35 @@ export interface AttemptRecord {
 }
 
 /**
- * Records one attempt and its outcome on the delivery, in the caller's transaction.
- * The attempt number comes from the row itself (`attempts + 1` under its row lock),
- * so an attempt made by a worker whose lease had passed still gets its own number.
- * A final delivery stays final; only this worker's lease is released.
+ * Records one attempt and its outcome on the delivery, in one statement (so one round
+ * trip, atomic without a transaction of its own): the delivery's new state, the attempt
+ * row, and after a success the end of the endpoint's failing run. The attempt number
+ * comes from the row itself (`attempts + 1` under its row lock), so an attempt made by
+ * a worker whose lease had passed still gets its own number. A final delivery stays
+ * final; only this worker's lease is released. Returns the attempt number, or undefined
+ * when the delivery is gone (its endpoint was deleted meanwhile).
  */
-export async function recordAttempt(tx: Queryable, record: AttemptRecord): Promise<number> {
-  const [row] = await tx.query<{ attempts: number }>(
-    `UPDATE webhook_deliveries SET
-       attempts = attempts + 1,
-       status = CASE WHEN status = 'pending' THEN $2 ELSE status END,
-       next_attempt_at = CASE WHEN status = 'pending' THEN $3::timestamptz ELSE next_attempt_at END,
-       last_attempt_at = $4::timestamptz, last_status_code = $5, last_error = $6,
-       locked_until = CASE WHEN locked_by = $7 THEN NULL ELSE locked_until END,
-       locked_by = CASE WHEN locked_by = $7 THEN NULL ELSE locked_by END,
-       updated_at = $8::timestamptz
-     WHERE id = $1 RETURNING attempts`,
+export async function recordAttempt(db: Queryable, record: AttemptRecord): Promise<number | undefined> {
+  const [row] = await db.query<{ attempts: number }>(
+    `WITH delivery AS (
+       UPDATE webhook_deliveries SET
+         attempts = attempts + 1,
+         status = CASE WHEN status = 'pending' THEN $2 ELSE status END,
+         next_attempt_at = CASE WHEN status = 'pending' THEN $3::timestamptz ELSE next_attempt_at END,
+         last_attempt_at = $4::timestamptz, last_status_code = $5, last_error = $6,
+         locked_until = CASE WHEN locked_by = $7 THEN NULL ELSE locked_until END,
+         locked_by = CASE WHEN locked_by = $7 THEN NULL ELSE locked_by END,
+         updated_at = $8::timestamptz
+       WHERE id = $1 RETURNING attempts, org_id, endpoint_id
+     ), attempt AS (
+       INSERT INTO webhook_attempts (id, org_id, delivery_id, endpoint_id, attempt, started_at, duration_ms,
+         status_code, response_headers, response_body, error)
+       SELECT $9, org_id, $1, endpoint_id, attempts, $4::timestamptz, $10, $5, $11::jsonb, $12, $6 FROM delivery
+     ), healthy AS (
+       UPDATE webhook_endpoints SET failing_since = NULL
+       WHERE $2 = 'succeeded' AND id = (SELECT endpoint_id FROM delivery) AND failing_since IS NOT NULL
+     )
+     SELECT attempts FROM delivery`,
     [
       record.delivery.id,
       record.status,
@@ -218,36 +231,13 @@ export async function recordAttempt(tx: Queryable, record: AttemptRecord): Promi
       record.error,
       record.workerId,
       record.now.toISOString(),
-    ],
-  );
-  const attempt = row?.attempts ?? record.delivery.attempts + 1;
-  await tx.query(
-    `INSERT INTO webhook_attempts (id, org_id, delivery_id, endpoint_id, attempt, started_at, duration_ms,
-       status_code, response_headers, response_body, error)
-     VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9::jsonb, $10, $11)`,
-    [
       newId("wha"),
-      record.delivery.org_id,
-      record.delivery.id,
-      record.delivery.endpoint_id,
-      attempt,
-      record.startedAt.toISOString(),
       record.durationMs,
-      record.statusCode,
       record.responseHeaders,
       record.responseBody,
-      record.error,
     ],
   );
-  return attempt;
-}
-
-/** Ends the endpoint's failing run after a success (a no-op write when it was not failing). */
-export async function markEndpointHealthy(tx: Queryable, endpointId: string): Promise<void> {
-  await tx.query(
-    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-    [endpointId],
-  );
+  return row?.attempts;
 }
 
 /** Starts the endpoint's failing run at `at` unless one is already running. */

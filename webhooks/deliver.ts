@@ -5,7 +5,6 @@ import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
 import {
   disableEndpoint,
   markEndpointFailing,
-  markEndpointHealthy,
   recordAttempt,
   type DeliveryRow,
   type DisabledReason,
@@ -19,7 +18,7 @@ import { signedHeaders } from "./signing.ts";
 
 /**
  * One attempt of one claimed delivery: render, sign, send, then record the attempt
- * and its consequences (next attempt, endpoint health, disabling) in one transaction.
+ * and its consequences (next attempt, endpoint health, disabling) atomically.
  */
 
 export const DISABLED_EVENT = "webhook_endpoint.disabled";
@@ -58,11 +57,16 @@ export function createDeliverer(options: DelivererOptions) {
       error: result.error,
       outcome: outcome.status,
     });
+    const record = { delivery, workerId: options.workerId, ...result, ...outcome, now };
+    // A success (the common case) is one statement; a failure also moves the endpoint's
+    // health and may disable it, with its event, in the same transaction.
     await withRetries(log, () =>
-      store.transaction(async (tx) => {
-        await recordAttempt(tx, { delivery, workerId: options.workerId, ...result, ...outcome, now });
-        await updateEndpointHealth(tx, options, endpoint, result, outcome, now);
-      }),
+      outcome.status === "succeeded"
+        ? recordAttempt(store, record).then(() => undefined)
+        : store.transaction(async (tx) => {
+            await recordAttempt(tx, record);
+            await updateEndpointHealth(tx, options, endpoint, result, now, outcome.disable);
+          }),
     );
   };
 }
@@ -125,13 +129,12 @@ async function updateEndpointHealth(
   options: DelivererOptions,
   endpoint: EndpointDeliveryRow,
   result: SendResult,
-  outcome: Outcome,
   now: Date,
+  disable: DisabledReason | undefined,
 ): Promise<void> {
-  if (outcome.status === "succeeded") return markEndpointHealthy(tx, endpoint.id);
   await markEndpointFailing(tx, endpoint.id, result.startedAt);
-  const disabled = outcome.disable
-    ? await disableEndpoint(tx, endpoint.id, outcome.disable, now)
+  const disabled = disable
+    ? await disableEndpoint(tx, endpoint.id, disable, now)
     : await disableEndpoint(
         tx,
         endpoint.id,
