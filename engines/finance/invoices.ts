@@ -18,6 +18,7 @@ import {
   type ResourceDefinition,
   type RuleContext,
 } from "../resource.ts";
+import { defineStateMachine } from "../state-machine.ts";
 import { nextInvoiceNumber } from "./numbering.ts";
 
 export const INVOICE_STATUSES = ["draft", "open", "overdue", "paid", "void"] as const;
@@ -35,8 +36,16 @@ const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   void: [],
 };
 
+/** A paid or void invoice is a record: only its metadata and description still change. */
+export const INVOICE_LIFECYCLE = defineStateMachine({
+  object: "Invoice",
+  param: "status",
+  transitions: TRANSITIONS,
+  finalEditable: ["metadata", "description"],
+});
+
 export function canTransition(from: InvoiceStatus, to: InvoiceStatus): boolean {
-  return TRANSITIONS[from].includes(to);
+  return INVOICE_LIFECYCLE.canMove(from, to);
 }
 
 /**
@@ -185,11 +194,7 @@ async function checkReferences(
 
 function transitionColumns(from: InvoiceStatus, to: InvoiceStatus, ctx: RuleContext): Columns {
   if (from === to) return {};
-  if (!canTransition(from, to)) {
-    throw new AppError("invalid_state_transition", `Invoice is ${from}; it cannot become ${to}`, {
-      errors: [{ param: "status", code: "invalid_transition", message: `${from} → ${to} is not allowed` }],
-    });
-  }
+  INVOICE_LIFECYCLE.assertMove(from, to);
   return {
     status: to,
     issued_at: to === "open" ? ctx.now : undefined,
@@ -197,8 +202,6 @@ function transitionColumns(from: InvoiceStatus, to: InvoiceStatus, ctx: RuleCont
     voided_at: to === "void" ? ctx.now : undefined,
   };
 }
-
-const FINAL_EDITABLE = new Set(["metadata", "description"]);
 
 export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate> = {
   name: "invoices",
@@ -277,24 +280,7 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
   async update(row, patch, ctx) {
     const current = effectiveStatus(row.status as InvoiceStatus, row.due_date as string, ctx.today);
     const transition = patch.status ? transitionColumns(current, patch.status, ctx) : {};
-    if (current === "paid" || current === "void") {
-      const locked = Object.keys(patch).filter(
-        (key) => !FINAL_EDITABLE.has(key) && !(key === "status" && patch.status === current),
-      );
-      if (locked.length > 0) {
-        throw new AppError(
-          "invalid_state_transition",
-          `Invoice is ${current}; only metadata and description can change`,
-          {
-            errors: locked.map((param) => ({
-              param,
-              code: "invoice_final",
-              message: `cannot change a ${current} invoice`,
-            })),
-          },
-        );
-      }
-    }
+    INVOICE_LIFECYCLE.assertEditable(current, patch);
     await checkReferences(patch, ctx);
     const items = patch.line_items ? pricedLineItems(patch.line_items) : undefined;
     const amount = items ? reconcileAmount(patch.amount, items) : patch.amount;

@@ -10,6 +10,7 @@ import {
   type ResourceDefinition,
   type RuleContext,
 } from "../resource.ts";
+import { defineStateMachine } from "../state-machine.ts";
 
 export const DEAL_STAGES = ["lead", "qualified", "proposal", "won", "lost"] as const;
 export type DealStage = (typeof DEAL_STAGES)[number];
@@ -30,11 +31,13 @@ const TRANSITIONS: Record<DealStage, readonly DealStage[]> = {
   lost: [],
 };
 
-export function canMoveDeal(from: DealStage, to: DealStage): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-const isFinal = (stage: DealStage) => stage === "won" || stage === "lost";
+/** A won or lost deal keeps its record as it closed: only metadata and title change. */
+export const DEAL_LIFECYCLE = defineStateMachine({
+  object: "Deal",
+  param: "stage",
+  transitions: TRANSITIONS,
+  finalEditable: ["metadata", "title"],
+});
 
 export const DealSchema = z
   .object({
@@ -80,26 +83,8 @@ export type DealUpdate = z.infer<typeof DealUpdateSchema>;
 
 function stageColumns(from: DealStage, to: DealStage, ctx: RuleContext): Columns {
   if (from === to) return {};
-  if (!canMoveDeal(from, to)) {
-    throw new AppError("invalid_state_transition", `Deal is ${from}; it cannot become ${to}`, {
-      errors: [{ param: "stage", code: "invalid_transition", message: `${from} → ${to} is not allowed` }],
-    });
-  }
-  return { stage: to, closed_at: isFinal(to) ? ctx.now : undefined };
-}
-
-/** What a won or lost deal still lets change: its record is otherwise kept as it closed. */
-const FINAL_EDITABLE = new Set(["metadata", "title"]);
-
-function assertOpenForEdit(stage: DealStage, patch: DealUpdate): void {
-  if (!isFinal(stage)) return;
-  const locked = Object.keys(patch).filter(
-    (key) => !FINAL_EDITABLE.has(key) && !(key === "stage" && patch.stage === stage),
-  );
-  if (locked.length === 0) return;
-  throw new AppError("invalid_state_transition", `Deal is ${stage}; only metadata and title can change`, {
-    errors: locked.map((param) => ({ param, code: "deal_final", message: `cannot change a ${stage} deal` })),
-  });
+  DEAL_LIFECYCLE.assertMove(from, to);
+  return { stage: to, closed_at: DEAL_LIFECYCLE.isFinal(to) ? ctx.now : undefined };
 }
 
 export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
@@ -147,7 +132,7 @@ export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
   async update(row, patch, ctx) {
     const current = row.stage as DealStage;
     const transition = patch.stage ? stageColumns(current, patch.stage, ctx) : {};
-    assertOpenForEdit(current, patch);
+    DEAL_LIFECYCLE.assertEditable(current, patch);
     if (patch.contact_id) await assertReference(ctx, "contacts", patch.contact_id, "contact_id");
     return {
       title: patch.title,

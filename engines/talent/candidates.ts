@@ -9,6 +9,7 @@ import {
   type ResourceDefinition,
   type RuleContext,
 } from "../resource.ts";
+import { defineStateMachine } from "../state-machine.ts";
 
 export const CANDIDATE_STATUSES = [
   "applied",
@@ -33,11 +34,13 @@ const TRANSITIONS: Record<CandidateStatus, readonly CandidateStatus[]> = {
   rejected: [],
 };
 
-export function canCandidateTransition(from: CandidateStatus, to: CandidateStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-const isFinal = (status: CandidateStatus) => TRANSITIONS[status].length === 0;
+/** A hired or rejected candidate is a record: only its metadata still changes. */
+export const CANDIDATE_LIFECYCLE = defineStateMachine({
+  object: "Candidate",
+  param: "status",
+  transitions: TRANSITIONS,
+  finalEditable: ["metadata"],
+});
 
 export const CandidateSchema = z
   .object({
@@ -90,32 +93,12 @@ export type CandidateUpdate = z.infer<typeof CandidateUpdateSchema>;
 
 function transitionColumns(from: CandidateStatus, to: CandidateStatus, ctx: RuleContext): Columns {
   if (from === to) return {};
-  if (!canCandidateTransition(from, to)) {
-    throw new AppError("invalid_state_transition", `Candidate is ${from}; it cannot become ${to}`, {
-      errors: [{ param: "status", code: "invalid_transition", message: `${from} → ${to} is not allowed` }],
-    });
-  }
+  CANDIDATE_LIFECYCLE.assertMove(from, to);
   return {
     status: to,
     hired_at: to === "hired" ? ctx.now : undefined,
     rejected_at: to === "rejected" ? ctx.now : undefined,
   };
-}
-
-/** A hired or rejected candidate is a record: only its metadata still changes. */
-function assertEditable(current: CandidateStatus, patch: CandidateUpdate): void {
-  if (!isFinal(current)) return;
-  const locked = Object.keys(patch).filter(
-    (key) => key !== "metadata" && !(key === "status" && patch.status === current),
-  );
-  if (locked.length === 0) return;
-  throw new AppError("invalid_state_transition", `Candidate is ${current}; only metadata can change`, {
-    errors: locked.map((param) => ({
-      param,
-      code: "candidate_final",
-      message: `cannot change a ${current} candidate`,
-    })),
-  });
 }
 
 export const candidates: ResourceDefinition<Candidate, CandidateCreate, CandidateUpdate> = {
@@ -160,7 +143,7 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
   update(row, patch, ctx) {
     const current = row.status as CandidateStatus;
     const transition = patch.status ? transitionColumns(current, patch.status, ctx) : {};
-    assertEditable(current, patch);
+    CANDIDATE_LIFECYCLE.assertEditable(current, patch);
     return {
       name: patch.name,
       email: patch.email,
