@@ -39,7 +39,24 @@ export async function recordEvents(
   events: readonly EventInput[],
 ): Promise<string[]> {
   if (events.length === 0) return [];
+  const insert = eventsInsert(orgId, now, events, 0);
+  await tx.query(insert.sql, insert.params);
+  return insert.ids;
+}
+
+/**
+ * The INSERT of `events` as SQL and parameters numbered after `offset` existing ones,
+ * so a caller can make it part of a larger statement (a create and its event in one).
+ */
+export function eventsInsert(
+  orgId: string,
+  now: Date,
+  events: readonly EventInput[],
+  offset: number,
+): { sql: string; params: unknown[]; ids: string[] } {
   const params: unknown[] = [orgId, now.toISOString()];
+  const org = `$${offset + 1}`;
+  const at = `$${offset + 2}::timestamptz`;
   const ids: string[] = [];
   const rows = events.map((event) => {
     const data = event.previousAttributes
@@ -47,11 +64,11 @@ export async function recordEvents(
       : { object: event.object };
     ids.push(newId("evt"));
     params.push(ids[ids.length - 1], event.type, data);
-    const n = params.length;
-    return `($${n - 2}, $1, $${n - 1}, $${n}::jsonb, $2::timestamptz)`;
+    const n = offset + params.length;
+    return `($${n - 2}, ${org}, $${n - 1}, $${n}::jsonb, ${at})`;
   });
-  await tx.query(`INSERT INTO events (id, org_id, type, data, created_at) VALUES ${rows.join(", ")}`, params);
-  return ids;
+  const sql = `INSERT INTO events (id, org_id, type, data, created_at) VALUES ${rows.join(", ")}`;
+  return { sql, params, ids };
 }
 
 /**
