@@ -193,51 +193,61 @@ export interface AttemptRecord {
 }
 
 /**
- * Records one attempt and its outcome on the delivery, in one statement (so one round
- * trip, atomic without a transaction of its own): the delivery's new state, the attempt
- * row, and after a success the end of the endpoint's failing run. The attempt number
- * comes from the row itself (`attempts + 1` under its row lock), so an attempt made by
- * a worker whose lease had passed still gets its own number. A final delivery stays
- * final; only this worker's lease is released. Returns the attempt number, or undefined
- * when the delivery is gone (its endpoint was deleted meanwhile).
+ * Records attempts and their outcomes, any number in one statement (so one round trip,
+ * atomic without a transaction of its own): each delivery's new state, its attempt row,
+ * and after a success the end of its endpoint's failing run. An attempt's number comes
+ * from its row (`attempts + 1` under the row lock), so an attempt made by a worker whose
+ * lease had passed still gets its own number. A final delivery stays final; only this
+ * worker's lease is released. Deliveries in one call must be distinct. Returns how many
+ * were recorded (a delivery whose endpoint was deleted meanwhile is gone).
  */
-export async function recordAttempt(db: Queryable, record: AttemptRecord): Promise<number | undefined> {
-  const [row] = await db.query<{ attempts: number }>(
-    `WITH delivery AS (
-       UPDATE webhook_deliveries SET
-         attempts = attempts + 1,
-         status = CASE WHEN status = 'pending' THEN $2 ELSE status END,
-         next_attempt_at = CASE WHEN status = 'pending' THEN $3::timestamptz ELSE next_attempt_at END,
-         last_attempt_at = $4::timestamptz, last_status_code = $5, last_error = $6,
-         locked_until = CASE WHEN locked_by = $7 THEN NULL ELSE locked_until END,
-         locked_by = CASE WHEN locked_by = $7 THEN NULL ELSE locked_by END,
-         updated_at = $8::timestamptz
-       WHERE id = $1 RETURNING attempts, org_id, endpoint_id
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  const [row] = await db.query<{ n: number }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+         $6::int[], $7::text[], $8::int[], $9::text[], $10::text[], $11::timestamptz[])
+         AS i(id, attempt_id, status, next_attempt_at, started_at, status_code, error, duration_ms,
+              response_headers, response_body, now)
+     ), delivery AS (
+       UPDATE webhook_deliveries d SET
+         attempts = d.attempts + 1,
+         status = CASE WHEN d.status = 'pending' THEN i.status ELSE d.status END,
+         next_attempt_at = CASE WHEN d.status = 'pending' THEN i.next_attempt_at ELSE d.next_attempt_at END,
+         last_attempt_at = i.started_at, last_status_code = i.status_code, last_error = i.error,
+         locked_until = CASE WHEN d.locked_by = $12 THEN NULL ELSE d.locked_until END,
+         locked_by = CASE WHEN d.locked_by = $12 THEN NULL ELSE d.locked_by END,
+         updated_at = i.now
+       FROM input i WHERE d.id = i.id
+       RETURNING d.id, d.attempts, d.org_id, d.endpoint_id, i.status AS outcome
      ), attempt AS (
        INSERT INTO webhook_attempts (id, org_id, delivery_id, endpoint_id, attempt, started_at, duration_ms,
          status_code, response_headers, response_body, error)
-       SELECT $9, org_id, $1, endpoint_id, attempts, $4::timestamptz, $10, $5, $11::jsonb, $12, $6 FROM delivery
+       SELECT i.attempt_id, d.org_id, d.id, d.endpoint_id, d.attempts, i.started_at, i.duration_ms,
+              i.status_code, i.response_headers::jsonb, i.response_body, i.error
+       FROM delivery d JOIN input i ON i.id = d.id
      ), healthy AS (
        UPDATE webhook_endpoints SET failing_since = NULL
-       WHERE $2 = 'succeeded' AND id = (SELECT endpoint_id FROM delivery) AND failing_since IS NOT NULL
+       WHERE id IN (SELECT endpoint_id FROM delivery WHERE outcome = 'succeeded') AND failing_since IS NOT NULL
      )
-     SELECT attempts FROM delivery`,
+     SELECT count(*)::int AS n FROM delivery`,
     [
-      record.delivery.id,
-      record.status,
-      record.nextAttemptAt?.toISOString() ?? null,
-      record.startedAt.toISOString(),
-      record.statusCode,
-      record.error,
-      record.workerId,
-      record.now.toISOString(),
-      newId("wha"),
-      record.durationMs,
-      record.responseHeaders,
-      record.responseBody,
+      column((r) => r.delivery.id),
+      column(() => newId("wha")),
+      column((r) => r.status),
+      column((r) => r.nextAttemptAt?.toISOString() ?? null),
+      column((r) => r.startedAt.toISOString()),
+      column((r) => r.statusCode),
+      column((r) => r.error),
+      column((r) => r.durationMs),
+      column((r) => (r.responseHeaders ? JSON.stringify(r.responseHeaders) : null)),
+      column((r) => r.responseBody),
+      column((r) => r.now.toISOString()),
+      records[0]!.workerId,
     ],
   );
-  return row?.attempts;
+  return row?.n ?? 0;
 }
 
 /** Starts the endpoint's failing run at `at` unless one is already running. */

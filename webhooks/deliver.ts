@@ -3,9 +3,10 @@ import { recordEvents, renderEvent } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
 import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
 import {
+  type AttemptRecord,
   disableEndpoint,
   markEndpointFailing,
-  recordAttempt,
+  recordAttempts,
   type DeliveryRow,
   type DisabledReason,
   type EndpointDeliveryRow,
@@ -39,6 +40,11 @@ type Outcome = { status: DeliveryRow["status"]; nextAttemptAt: Date | null; disa
 
 export function createDeliverer(options: DelivererOptions) {
   const { store, clock, log } = options;
+  // Successes (the common case) are recorded together: one statement for all that
+  // finished in the same turn of the event loop, instead of one each.
+  const successes = createBatcher<AttemptRecord>((records) =>
+    withRetries(log, () => recordAttempts(store, records).then(() => undefined)),
+  );
 
   return async function deliver(
     delivery: DeliveryRow,
@@ -57,16 +63,14 @@ export function createDeliverer(options: DelivererOptions) {
       error: result.error,
       outcome: outcome.status,
     });
-    const record = { delivery, workerId: options.workerId, ...result, ...outcome, now };
-    // A success (the common case) is one statement; a failure also moves the endpoint's
-    // health and may disable it, with its event, in the same transaction.
+    const record: AttemptRecord = { delivery, workerId: options.workerId, ...result, ...outcome, now };
+    if (outcome.status === "succeeded") return successes.add(record);
+    // A failure also moves the endpoint's health and may disable it, with its event.
     await withRetries(log, () =>
-      outcome.status === "succeeded"
-        ? recordAttempt(store, record).then(() => undefined)
-        : store.transaction(async (tx) => {
-            await recordAttempt(tx, record);
-            await updateEndpointHealth(tx, options, endpoint, result, now, outcome.disable);
-          }),
+      store.transaction(async (tx) => {
+        await recordAttempts(tx, [record]);
+        await updateEndpointHealth(tx, options, endpoint, result, now, outcome.disable);
+      }),
     );
   };
 }
@@ -151,6 +155,46 @@ export async function announceDisabled(tx: Queryable, log: Logger, row: Row, now
   await recordEvents(tx, row.org_id as string, now, [
     { type: DISABLED_EVENT, object: renderWebhookEndpoint(row) },
   ]);
+}
+
+/**
+ * Collects items added in one turn of the event loop (or `max` of them) and flushes
+ * them together; each `add` settles with its batch. An item whose key is already
+ * waiting flushes the waiting ones first, so a batch never holds one key twice.
+ */
+function createBatcher<T extends { delivery: { id: string } }>(
+  flush: (items: T[]) => Promise<void>,
+  max = 64,
+) {
+  let waiting: Array<{ item: T; settle: (error?: Error) => void }> = [];
+  let keys = new Set<string>();
+  let timer: NodeJS.Immediate | undefined;
+  const run = () => {
+    clearImmediate(timer);
+    timer = undefined;
+    const batch = waiting;
+    waiting = [];
+    keys = new Set();
+    if (batch.length === 0) return;
+    flush(batch.map((entry) => entry.item)).then(
+      () => batch.forEach((entry) => entry.settle()),
+      (error: unknown) => {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        batch.forEach((entry) => entry.settle(failure));
+      },
+    );
+  };
+  return {
+    add(item: T): Promise<void> {
+      if (keys.has(item.delivery.id)) run();
+      return new Promise((resolve, reject) => {
+        waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+        keys.add(item.delivery.id);
+        if (waiting.length >= max) run();
+        else timer ??= setImmediate(run);
+      });
+    },
+  };
 }
 
 /**

@@ -95,6 +95,34 @@ describe.each(workerStoreKinds())("webhook delivery on $name", (kind) => {
     expect(attempt).toMatchObject({ attempt: 1, status_code: 200, response_body: "ok", error: null });
   });
 
+  it("records a burst of successes together, each with its own attempt, and ends a failing run", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    receiver = await startReceiver();
+    const endpoint = await insertEndpoint(store, receiver.url);
+    await store.query("UPDATE webhook_endpoints SET failing_since = $2::timestamptz WHERE id = $1", [
+      endpoint.id,
+      "2025-03-14T10:00:00Z",
+    ]);
+    const eventIds = [];
+    for (let i = 0; i < 20; i++) eventIds.push(await emit(endpoint));
+    expect(await worker({}, 32).runOnce()).toBe(20);
+
+    const rows = await store.query<{
+      id: string;
+      status: string;
+      attempts: number;
+      locked_by: string | null;
+    }>("SELECT id, status, attempts, locked_by FROM webhook_deliveries WHERE endpoint_id = $1", [
+      endpoint.id,
+    ]);
+    expect(rows).toHaveLength(20);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "succeeded", attempts: 1, locked_by: null });
+      expect(await attempts(row.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
+    }
+    expect((await endpointRow(endpoint.id)).failing_since).toBeNull();
+  });
+
   it("retries a 500 after the scheduled delay, with the same webhook-id", async () => {
     clock.set("2025-03-15T10:00:00Z");
     receiver = await startReceiver(() => ({ status: 500 }));
