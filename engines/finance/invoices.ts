@@ -214,6 +214,8 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
     client: "text",
     contact_id: "text",
     amount: "numeric",
+    // Moved only by payments (engines/finance/payments.ts); written here so a create is predicted whole.
+    amount_paid: "numeric",
     currency: "text",
     status: "text",
     due_date: "date",
@@ -268,6 +270,7 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
       client: input.client,
       contact_id: input.contact_id ?? null,
       amount: reconcileAmount(input.amount, items),
+      amount_paid: "0",
       currency: input.currency,
       status,
       due_date: input.due_date,

@@ -90,7 +90,7 @@ export const communications: ResourceDefinition<Communication, CommunicationCrea
       direction: input.direction,
       subject: input.subject ?? null,
       body: input.body ?? null,
-      occurred_at: input.occurred_at ?? ctx.now,
+      occurred_at: input.occurred_at ? new Date(input.occurred_at) : ctx.now,
       metadata: input.metadata ?? {},
     };
   },
