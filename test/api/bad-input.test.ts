@@ -132,6 +132,32 @@ const DATE_CASES = (param: string): BadCase[] =>
     "",
   ].map((value) => ({ title: `${param} '${value}'`, fields: () => ({ [param]: value }), param }));
 
+/**
+ * A reference to another object: another organization's and a missing one are 422
+ * `invalid_reference`; a malformed id or one of another type fails the schema.
+ */
+const REFERENCE_CASES = (
+  param: string,
+  ref: { prefix: string; foreign: (f: Foreign) => string; otherType: string; malformed?: string },
+  only?: "POST" | "PATCH",
+): BadCase[] =>
+  [
+    {
+      title: `${param} of another organization`,
+      fields: (f: Foreign) => ({ [param]: ref.foreign(f) }),
+      param,
+      errorCode: "invalid_reference",
+    },
+    {
+      title: `${param} that does not exist`,
+      fields: () => ({ [param]: `${ref.prefix}_doesnotexist000000000` }),
+      param,
+      errorCode: "invalid_reference",
+    },
+    { title: `${param} malformed`, fields: () => ({ [param]: ref.malformed ?? "'; --" }), param },
+    { title: `${param} of another type`, fields: () => ({ [param]: ref.otherType }), param },
+  ].map((c): BadCase => (only ? { ...c, only } : c));
+
 /** Resource-specific bad values; one entry per resource, like RESOURCE_CASES. */
 const BAD_CASES: Record<string, BadCase[]> = {
   invoices: [
@@ -148,20 +174,7 @@ const BAD_CASES: Record<string, BadCase[]> = {
     { title: "status paid at creation", fields: () => ({ status: "paid" }), param: "status", only: "POST" },
     { title: "an unknown status", fields: () => ({ status: "pending" }), param: "status" },
     { title: "days_overdue (read-only)", fields: () => ({ days_overdue: 3 }), param: "days_overdue" },
-    {
-      title: "contact_id of another organization",
-      fields: (f) => ({ contact_id: f.contactId }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    {
-      title: "contact_id that does not exist",
-      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    { title: "contact_id malformed", fields: () => ({ contact_id: "'; --" }), param: "contact_id" },
-    { title: "contact_id of another type", fields: () => ({ contact_id: "prod_abc" }), param: "contact_id" },
+    ...REFERENCE_CASES("contact_id", { prefix: "con", foreign: (f) => f.contactId, otherType: "prod_abc" }),
     {
       title: "a line item's product of another organization",
       fields: (f) => ({
@@ -245,26 +258,11 @@ const BAD_CASES: Record<string, BadCase[]> = {
       errorCode: "currency_mismatch",
       only: "POST",
     },
-    {
-      title: "invoice_id of another organization",
-      fields: (f) => ({ invoice_id: f.invoiceId }),
-      param: "invoice_id",
-      errorCode: "invalid_reference",
-      only: "POST",
-    },
-    {
-      title: "invoice_id that does not exist",
-      fields: () => ({ invoice_id: "inv_doesnotexist000000000" }),
-      param: "invoice_id",
-      errorCode: "invalid_reference",
-      only: "POST",
-    },
-    {
-      title: "invoice_id malformed",
-      fields: () => ({ invoice_id: "'; --" }),
-      param: "invoice_id",
-      only: "POST",
-    },
+    ...REFERENCE_CASES(
+      "invoice_id",
+      { prefix: "inv", foreign: (f) => f.invoiceId, otherType: "con_abc" },
+      "POST",
+    ),
     {
       title: "invoice_id changed (PATCH)",
       fields: () => ({ invoice_id: "inv_abc" }),
@@ -336,32 +334,11 @@ const BAD_CASES: Record<string, BadCase[]> = {
     },
   ],
   skills: [
-    {
-      title: "candidate_id of another organization",
-      fields: (f) => ({ candidate_id: f.candidateId }),
-      param: "candidate_id",
-      errorCode: "invalid_reference",
-      only: "POST",
-    },
-    {
-      title: "candidate_id that does not exist",
-      fields: () => ({ candidate_id: "cand_doesnotexist000000000" }),
-      param: "candidate_id",
-      errorCode: "invalid_reference",
-      only: "POST",
-    },
-    {
-      title: "candidate_id malformed",
-      fields: () => ({ candidate_id: "'; --" }),
-      param: "candidate_id",
-      only: "POST",
-    },
-    {
-      title: "candidate_id of another type",
-      fields: () => ({ candidate_id: "con_abc" }),
-      param: "candidate_id",
-      only: "POST",
-    },
+    ...REFERENCE_CASES(
+      "candidate_id",
+      { prefix: "cand", foreign: (f) => f.candidateId, otherType: "con_abc" },
+      "POST",
+    ),
     {
       title: "candidate_id changed (PATCH)",
       fields: (f) => ({ candidate_id: f.candidateId }),
@@ -406,20 +383,7 @@ const BAD_CASES: Record<string, BadCase[]> = {
       fields: () => ({ closed_at: "2025-03-01T10:00:00Z" }),
       param: "closed_at",
     },
-    {
-      title: "contact_id of another organization",
-      fields: (f) => ({ contact_id: f.contactId }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    {
-      title: "contact_id that does not exist",
-      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    { title: "contact_id malformed", fields: () => ({ contact_id: "'; --" }), param: "contact_id" },
-    { title: "contact_id of another type", fields: () => ({ contact_id: "deal_abc" }), param: "contact_id" },
+    ...REFERENCE_CASES("contact_id", { prefix: "con", foreign: (f) => f.contactId, otherType: "deal_abc" }),
   ],
   communications: [
     { title: "an unknown channel", fields: () => ({ channel: "fax" }), param: "channel" },
@@ -428,33 +392,13 @@ const BAD_CASES: Record<string, BadCase[]> = {
     { title: "an unknown direction", fields: () => ({ direction: "sideways" }), param: "direction" },
     { title: "direction null", fields: () => ({ direction: null }), param: "direction" },
     { title: "contact_id null", fields: () => ({ contact_id: null }), param: "contact_id" },
-    {
-      title: "contact_id of another organization",
-      fields: (f) => ({ contact_id: f.contactId }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    {
-      title: "contact_id that does not exist",
-      fields: () => ({ contact_id: "con_doesnotexist000000000" }),
-      param: "contact_id",
-      errorCode: "invalid_reference",
-    },
-    { title: "contact_id of another type", fields: () => ({ contact_id: "deal_abc" }), param: "contact_id" },
-    {
-      title: "deal_id of another organization",
-      fields: (f) => ({ deal_id: f.dealId }),
-      param: "deal_id",
-      errorCode: "invalid_reference",
-    },
-    {
-      title: "deal_id that does not exist",
-      fields: () => ({ deal_id: "deal_doesnotexist000000000" }),
-      param: "deal_id",
-      errorCode: "invalid_reference",
-    },
-    { title: "deal_id malformed", fields: () => ({ deal_id: "1 OR 1=1" }), param: "deal_id" },
-    { title: "deal_id of another type", fields: () => ({ deal_id: "con_abc" }), param: "deal_id" },
+    ...REFERENCE_CASES("contact_id", { prefix: "con", foreign: (f) => f.contactId, otherType: "deal_abc" }),
+    ...REFERENCE_CASES("deal_id", {
+      prefix: "deal",
+      foreign: (f) => f.dealId,
+      otherType: "con_abc",
+      malformed: "1 OR 1=1",
+    }),
     ...[
       ["without an offset", "2025-03-01T10:00:00"],
       ["an impossible date", "2025-02-30T10:00:00Z"],
