@@ -1,3 +1,4 @@
+export * from "./addresses.ts";
 export * from "./clock.ts";
 export * from "./config.ts";
 export * from "./decimal.ts";

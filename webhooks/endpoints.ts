@@ -1,4 +1,13 @@
-import { AppError, newId, rfc3339, type Clock, type FieldError, type SecretBox } from "../core/index.ts";
+import {
+  AppError,
+  newId,
+  rfc3339,
+  targetUrlProblem,
+  type Clock,
+  type FieldError,
+  type SecretBox,
+  type TargetPolicy,
+} from "../core/index.ts";
 import {
   likePattern,
   mergeMetadata,
@@ -10,7 +19,6 @@ import {
   type ResourceDefinition,
 } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
-import { targetUrlProblem, type TargetPolicy } from "./addresses.ts";
 import {
   renderWebhookEndpoint,
   SECRET_ROTATION_OVERLAP_MS,

@@ -1,6 +1,5 @@
 // The public face of webhooks/: what api/ and main.ts may use.
 export * from "./signing.ts";
-export * from "./addresses.ts";
 export * from "./endpoint-schemas.ts";
 export * from "./endpoints.ts";
 export * from "./event-types.ts";

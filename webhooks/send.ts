@@ -1,8 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { isPrivateAddress } from "./addresses.ts";
+import { BlockedAddressError, guardedLookup, isPrivateAddress } from "../core/index.ts";
 
 /**
  * One HTTP POST of one webhook, with node:http (fetch cannot check the address it
@@ -45,14 +44,6 @@ export interface Sender {
   send(request: SendRequest): Promise<SendResult>;
   /** Closes the kept-alive sockets. */
   dispose(): void;
-}
-
-export class BlockedAddressError extends Error {
-  readonly code = "EBLOCKED";
-  constructor(host: string, address: string) {
-    super(`blocked address: ${host} resolves to ${address} (private targets are not allowed)`);
-    this.name = "BlockedAddressError";
-  }
 }
 
 /**
@@ -174,23 +165,6 @@ function sendOnce(
     req.end(body);
   });
 }
-
-/** dns.lookup, keeping only addresses webhooks may reach; none left is an error. */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  const lookupOptions = { ...options, all: true as const };
-  dnsLookup(hostname, lookupOptions, (error, addresses) => {
-    if (error) return callback(error, "", 0);
-    const allowed = addresses.filter((entry) => !isPrivateAddress(entry.address));
-    if (allowed.length === 0) {
-      return callback(new BlockedAddressError(hostname, addresses[0]?.address ?? "nothing"), "", 0);
-    }
-    // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily).
-    if (options.all) {
-      return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, allowed);
-    }
-    callback(null, allowed[0]!.address, allowed[0]!.family);
-  });
-};
 
 function statusError(status: number, location: string | undefined): string | null {
   if (status >= 200 && status < 300) return null;

@@ -1,7 +1,8 @@
-import { BlockList, isIP } from "node:net";
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /**
- * Which addresses a webhook must not reach unless the operator allows private
+ * Which addresses outbound requests (webhooks, functions' `fetch`) must not reach unless the operator allows private
  * targets (TESSERA_ALLOW_PRIVATE_TARGETS): loopback, private, link-local (cloud
  * metadata lives at 169.254.169.254), CGNAT, unspecified, multicast and reserved.
  * Checked on literal hosts when an endpoint is saved, and on every resolved
@@ -34,8 +35,8 @@ for (const [network, prefix] of [
 }
 
 /**
- * Whether `ip` (an IPv4 or IPv6 literal, brackets allowed) is an address webhooks
- * must not reach. IPv4 embedded in IPv6 (`::ffff:127.0.0.1`, NAT64 `64:ff9b::…`)
+ * Whether `ip` (an IPv4 or IPv6 literal, brackets allowed) is an address outbound
+ * requests must not reach. IPv4 embedded in IPv6 (`::ffff:127.0.0.1`, NAT64 `64:ff9b::…`)
  * is judged as the IPv4 address. Anything that is not an IP literal counts as private,
  * so a caller can never be waved through by a malformed value.
  *
@@ -141,3 +142,31 @@ export function targetUrlProblem(url: string, policy: TargetPolicy): string | un
   }
   return undefined;
 }
+
+export class BlockedAddressError extends Error {
+  readonly code = "EBLOCKED";
+  constructor(host: string, address: string) {
+    super(`blocked address: ${host} resolves to ${address} (private targets are not allowed)`);
+    this.name = "BlockedAddressError";
+  }
+}
+
+/**
+ * dns.lookup keeping only public addresses; none left is an error. Given to a socket
+ * as its `lookup`, so the address judged is the address dialled (no DNS rebinding).
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  const lookupOptions = { ...options, all: true as const };
+  dnsLookup(hostname, lookupOptions, (error, addresses) => {
+    if (error) return callback(error, "", 0);
+    const allowed = addresses.filter((entry) => !isPrivateAddress(entry.address));
+    if (allowed.length === 0) {
+      return callback(new BlockedAddressError(hostname, addresses[0]?.address ?? "nothing"), "", 0);
+    }
+    // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily).
+    if (options.all) {
+      return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, allowed);
+    }
+    callback(null, allowed[0]!.address, allowed[0]!.family);
+  });
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, isPrivateHost } from "../../webhooks/index.ts";
+import { isPrivateAddress, isPrivateHost } from "../../core/index.ts";
 
 describe("private address classification", () => {
   it.each([
