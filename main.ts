@@ -27,6 +27,7 @@ import {
   createScheduler,
   housekeepingJobs,
 } from "./engines/index.ts";
+import { createFunctionHost } from "./runtime/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
 import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
@@ -101,7 +102,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         )
       : localKeys;
     const metrics = createMetrics();
+    const functionHost = createFunctionHost({ config, store, log });
+    // Disposed after the HTTP server (registered later, so torn down first): no request is left to serve.
+    releasers.add("function isolates", () => functionHost.dispose());
     const deps: ApiDeps = {
+      isolates: functionHost.isolates,
+      outbound: functionHost.outbound,
       config,
       store,
       clock,

@@ -22,6 +22,14 @@ import { healthRoutes } from "./routes/health.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
+import {
+  documentFunctions,
+  functionRoutes,
+  hasApiKey,
+  invokeRoutes,
+  isInvokePath,
+} from "./routes/functions.ts";
+import { createFunctionInvoker, createFunctionService, FUNCTION_EVENT_TYPES } from "../runtime/index.ts";
 import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /**
@@ -38,16 +46,28 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   app.route("/", healthRoutes(deps));
   app.route("/admin/v1", adminRoutes(deps));
 
-  app.use("/v1/*", jsonBody(deps.config.maxBodyBytes));
-  app.use("/v1/*", except("/v1/openapi.json", authenticate(deps)));
-  app.use("/v1/*", idempotency(deps));
+  // A function's request body is its own (any type, its own limit); a deploy's files may be large.
+  const invocation = (c: Context<AppEnv>) => isInvokePath(c.req.path);
+  const deployment = (c: Context<AppEnv>) => c.req.path === "/v1/functions" && c.req.method === "POST";
+  app.use(
+    "/v1/*",
+    unless(
+      invocation,
+      choose(deployment, jsonBody(deps.config.functions.maxUploadBytes), jsonBody(deps.config.maxBodyBytes)),
+    ),
+  );
+  // Invocations of public functions need no key: the invoke route decides, knowing the function.
+  const anonymous = (c: Context<AppEnv>) =>
+    c.req.path === "/v1/openapi.json" || (invocation(c) && !hasApiKey(c));
+  app.use("/v1/*", unless(anonymous, authenticate(deps)));
+  app.use("/v1/*", unless(invocation, idempotency(deps)));
 
   app.route("/v1/me", meRoutes(deps));
   app.route("/v1/api_keys", apiKeyRoutes(deps));
   documentPlatform(app.openAPIRegistry);
   const catalog = buildEventCatalog(
     [...deps.resources.values()].map((service) => service.definition as CatalogSource),
-    [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES],
+    [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
   );
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
@@ -66,6 +86,28 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
   );
   documentWebhookDeliveries(app.openAPIRegistry);
+  const invoker = createFunctionInvoker({
+    store: deps.store,
+    clock: deps.clock,
+    box: deps.secretBox,
+    config: deps.config.functions,
+    log: deps.log,
+    pool: deps.isolates,
+    outbound: deps.outbound,
+    engineState: pendingEngineState,
+    latestSnapshot: () => Promise.resolve(null),
+    platformFetch: (request) => Promise.resolve(app.fetch(request)),
+  });
+  const functions = createFunctionService({
+    store: deps.store,
+    clock: deps.clock,
+    box: deps.secretBox,
+    config: deps.config.functions,
+    onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
+  });
+  app.route("/v1/functions", invokeRoutes(invoker, deps.config.functions));
+  app.route("/v1/functions", functionRoutes(functions));
+  documentFunctions(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
     documentResource(app.openAPIRegistry, service);
@@ -125,8 +167,20 @@ function observeRequests(deps: ApiDeps): MiddlewareHandler<AppEnv> {
   };
 }
 
-function except(path: string, middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
-  return (c, next) => (c.req.path === path ? next() : middleware(c, next));
+/** Runs `middleware` except for requests `skip` picks out. */
+function unless(
+  skip: (c: Context<AppEnv>) => boolean,
+  middleware: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return (c, next) => (skip(c) ? next() : middleware(c, next));
+}
+
+function choose(
+  test: (c: Context<AppEnv>) => boolean,
+  yes: MiddlewareHandler<AppEnv>,
+  no: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return (c, next) => (test(c) ? yes(c, next) : no(c, next));
 }
 
 function renderError(error: unknown, c: Context<AppEnv>, deps: ApiDeps): Response {
@@ -151,3 +205,11 @@ function withRequestId(response: Response, id: string): Response {
   response.headers.set("X-Request-Id", id);
   return response;
 }
+
+// TEMPORARY until engine state lands (wip-state): refuses every operation.
+const pendingEngineState = {
+  get: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
+  set: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
+  delete: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
+  list: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
+};

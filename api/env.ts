@@ -1,5 +1,6 @@
 import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
 import type { AnyResourceService, KeyPrincipal } from "../engines/index.ts";
+import type { FunctionPool, OutboundFetch } from "../runtime/index.ts";
 import type { Store } from "../store/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
@@ -17,6 +18,10 @@ export interface ApiDeps {
   resources: Map<string, AnyResourceService>;
   /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
   secretBox: SecretBox;
+  /** Warm isolates of deployed functions (owned by main.ts: disposed at shutdown). */
+  isolates: FunctionPool;
+  /** Functions' outbound `fetch`, with the private-address guard. */
+  outbound: OutboundFetch;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */

@@ -12,6 +12,7 @@ import {
   createResourceServices,
   type KeyPrincipal,
 } from "../engines/index.ts";
+import { createFunctionHost } from "../runtime/index.ts";
 import { createPgliteStore, migrate, type Store } from "../store/index.ts";
 import { UNTHROTTLED_RATE_LIMITS } from "./lib/limits.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
@@ -128,7 +129,11 @@ function middlewareApps(setup: Setup): { with: Arm; without: Arm } {
  * after authentication and the scope check, so no SQL runs in either arm.
  */
 function wholeApps(setup: Setup): { real: Arm; stubbed: Arm } {
+  // No function runs here: the isolate pool stays empty, and its sweep timer is unref'd.
+  const functionHost = createFunctionHost({ config: setup.config, store: setup.store, log: silentLogger });
   const deps = (keys: KeyCache, rateLimiter: RateLimiter): ApiDeps => ({
+    isolates: functionHost.isolates,
+    outbound: functionHost.outbound,
     config: setup.config,
     store: setup.store,
     clock: systemClock,

@@ -141,7 +141,7 @@ async function backlog(store: Store, orgId: string, n: number): Promise<void> {
 
 function startWorker(databaseUrl: string): Promise<ListeningProcess & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "tessera-bench-wh-"));
-  return startListening([process.execPath, BIN, "serve", "--role", "worker"], {
+  return startListening([process.execPath, "--no-node-snapshot", BIN, "serve", "--role", "worker"], {
     DATABASE_URL: databaseUrl,
     TESSERA_SECRET: SECRET,
     TESSERA_DATA_DIR: dir,

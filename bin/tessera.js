@@ -1,7 +1,23 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // Loads the TypeScript sources through tsx (Node 20 has no type stripping), then runs the CLI.
+// isolated-vm (edge functions) needs V8 started with --no-node-snapshot: without it, the
+// command runs again in a child Node that has it, passing signals and the exit code through.
+import { spawn } from "node:child_process";
 import { register } from "tsx/esm/api";
 
-register();
-const { runCli } = await import("../cli/index.ts");
-process.exitCode = await runCli(process.argv.slice(2));
+if (!process.execArgv.includes("--no-node-snapshot") && !process.env.TESSERA_NO_REEXEC) {
+  const child = spawn(
+    process.execPath,
+    ["--no-node-snapshot", ...process.execArgv, ...process.argv.slice(1)],
+    {
+      stdio: "inherit",
+      env: { ...process.env, TESSERA_NO_REEXEC: "1" },
+    },
+  );
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+} else {
+  register();
+  const { runCli } = await import("../cli/index.ts");
+  process.exitCode = await runCli(process.argv.slice(2));
+}

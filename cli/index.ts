@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../core/index.ts";
 import { ENGINES, KEY_KINDS } from "../engines/index.ts";
 import { startServer, type Role, type RunningServer } from "../main.ts";
+import { functionsCommand } from "./functions-command.ts";
 import { openOperator } from "./operator.ts";
 
 const USAGE = `usage: tessera <command>
@@ -15,7 +16,19 @@ const USAGE = `usage: tessera <command>
   keys revoke KEY_ID --org ORG
   seed --demo [--org ORG] [--size N]
 
-Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL.`;
+  functions deploy DIR [--name N] [--entrypoint FILE] [--public]
+  functions list
+  functions get|delete NAME
+  functions rollback NAME [--version N]
+  functions invoke NAME [--path /sub/path] [--method M] [--data BODY] [--header "K: V"]...
+  functions logs NAME [--request-id ID] [--level error,warn]
+  functions secrets list NAME
+  functions secrets set NAME KEY=VALUE...
+  functions secrets unset NAME KEY...
+    (over HTTP: --url or TESSERA_URL, default the server on the data dir; --key or TESSERA_API_KEY)
+
+Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL,
+TESSERA_URL, TESSERA_API_KEY (functions commands).`;
 
 export async function runCli(
   argv: string[],
@@ -35,6 +48,17 @@ export async function runCli(
       demo: { type: "boolean", default: false },
       size: { type: "string", default: "1" },
       help: { type: "boolean", short: "h", default: false },
+      url: { type: "string" },
+      key: { type: "string" },
+      public: { type: "boolean", default: false },
+      entrypoint: { type: "string" },
+      version: { type: "string" },
+      path: { type: "string", default: "" },
+      method: { type: "string" },
+      data: { type: "string" },
+      header: { type: "string", multiple: true },
+      "request-id": { type: "string" },
+      level: { type: "string" },
     },
   });
   const [command, sub, arg] = positionals;
@@ -54,6 +78,14 @@ export async function runCli(
   }
 
   if (command === "serve") return serveUntilSignal(config, values.role);
+  if (command === "functions") {
+    try {
+      return await functionsCommand(positionals.slice(1), values, config, env);
+    } catch (error) {
+      console.error(`error: ${(error as Error).message}`);
+      return 1;
+    }
+  }
 
   const operator = await openOperator(config, { migrate: command !== "migrate" });
   try {

@@ -67,7 +67,32 @@ export const EnvSchema = z
     TESSERA_WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1),
     TESSERA_WEBHOOK_CONCURRENCY: int(64, 1),
     TESSERA_SHUTDOWN_GRACE_MS: int(10_000),
+    TESSERA_FUNCTION_MEMORY_MB: int(128, 8),
+    TESSERA_FUNCTION_MAX_MEMORY_MB: int(512, 8),
+    TESSERA_FUNCTION_CPU_TIME_MS: int(50, 1),
+    TESSERA_FUNCTION_MAX_CPU_TIME_MS: int(5_000, 1),
+    TESSERA_FUNCTION_WALL_TIME_MS: int(30_000, 1),
+    TESSERA_FUNCTION_MAX_WALL_TIME_MS: int(300_000, 1),
+    TESSERA_FUNCTION_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024, 1),
+    TESSERA_FUNCTION_MAX_BUNDLE_BYTES: int(10 * 1024 * 1024, 1),
+    TESSERA_FUNCTION_MAX_REQUEST_BYTES: int(10 * 1024 * 1024, 1),
+    TESSERA_FUNCTION_MAX_RESPONSE_BYTES: int(50 * 1024 * 1024, 1),
+    TESSERA_FUNCTION_MAX_SUBREQUESTS: int(50, 0),
+    TESSERA_FUNCTION_LOG_RETENTION_DAYS: int(7, 1),
+    TESSERA_FUNCTION_MAX_ISOLATES: int(1_000, 1),
+    TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
+    TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
   })
+  .refine(
+    (env) =>
+      env.TESSERA_FUNCTION_MEMORY_MB <= env.TESSERA_FUNCTION_MAX_MEMORY_MB &&
+      env.TESSERA_FUNCTION_CPU_TIME_MS <= env.TESSERA_FUNCTION_MAX_CPU_TIME_MS &&
+      env.TESSERA_FUNCTION_WALL_TIME_MS <= env.TESSERA_FUNCTION_MAX_WALL_TIME_MS,
+    {
+      message: "each function limit's default must not exceed its maximum (TESSERA_FUNCTION_MAX_*)",
+      path: ["TESSERA_FUNCTION_MEMORY_MB"],
+    },
+  )
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
     message: "TESSERA_SECRET is required when DATABASE_URL is set",
     path: ["TESSERA_SECRET"],
@@ -100,6 +125,30 @@ export interface Config {
   /** Webhook sends in flight per worker process. */
   readonly webhookConcurrency: number;
   readonly shutdownGraceMs: number;
+  readonly functions: FunctionConfig;
+}
+
+/** Edge functions' limits (defaults a deploy gets, maxima it may ask for) and the isolate pool. */
+export interface FunctionConfig {
+  readonly defaultLimits: FunctionLimits;
+  readonly maxLimits: FunctionLimits;
+  /** Largest deploy request body (the uploaded files as JSON). */
+  readonly maxUploadBytes: number;
+  readonly maxBundleBytes: number;
+  readonly maxRequestBytes: number;
+  readonly maxResponseBytes: number;
+  /** Outbound `fetch` and `ctx.platform.fetch` calls one invocation may make. */
+  readonly maxSubrequests: number;
+  readonly logRetentionDays: number;
+  readonly maxIsolates: number;
+  readonly memoryBudgetMb: number;
+  readonly idleTimeoutMs: number;
+}
+
+export interface FunctionLimits {
+  readonly memory_mb: number;
+  readonly cpu_time_ms: number;
+  readonly wall_time_ms: number;
 }
 
 export class ConfigError extends Error {
@@ -136,5 +185,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
     webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+    functions: Object.freeze({
+      defaultLimits: Object.freeze({
+        memory_mb: e.TESSERA_FUNCTION_MEMORY_MB,
+        cpu_time_ms: e.TESSERA_FUNCTION_CPU_TIME_MS,
+        wall_time_ms: e.TESSERA_FUNCTION_WALL_TIME_MS,
+      }),
+      maxLimits: Object.freeze({
+        memory_mb: e.TESSERA_FUNCTION_MAX_MEMORY_MB,
+        cpu_time_ms: e.TESSERA_FUNCTION_MAX_CPU_TIME_MS,
+        wall_time_ms: e.TESSERA_FUNCTION_MAX_WALL_TIME_MS,
+      }),
+      maxUploadBytes: e.TESSERA_FUNCTION_MAX_UPLOAD_BYTES,
+      maxBundleBytes: e.TESSERA_FUNCTION_MAX_BUNDLE_BYTES,
+      maxRequestBytes: e.TESSERA_FUNCTION_MAX_REQUEST_BYTES,
+      maxResponseBytes: e.TESSERA_FUNCTION_MAX_RESPONSE_BYTES,
+      maxSubrequests: e.TESSERA_FUNCTION_MAX_SUBREQUESTS,
+      logRetentionDays: e.TESSERA_FUNCTION_LOG_RETENTION_DAYS,
+      maxIsolates: e.TESSERA_FUNCTION_MAX_ISOLATES,
+      memoryBudgetMb: e.TESSERA_FUNCTION_MEMORY_BUDGET_MB,
+      idleTimeoutMs: e.TESSERA_FUNCTION_IDLE_TIMEOUT_MS,
+    }),
   });
 }

@@ -1,3 +1,10 @@
 export * from "./source-files.ts";
 export * from "./resolve.ts";
 export * from "./compile.ts";
+export * from "./function-schemas.ts";
+export * from "./functions.ts";
+export * from "./invoke.ts";
+export * from "./outbound.ts";
+export * from "./function-events.ts";
+export type { FunctionPool } from "./pending-sandbox-types.ts";
+export * from "./host.ts";

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../../core/index.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -13,12 +13,7 @@ const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 export function jsonBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!WITH_BODY.has(c.req.method)) return next();
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > maxBytes) throw tooLarge(maxBytes);
-    // Under @hono/node-server the Node request is at hand: reading it directly skips the
-    // web stream the Request would wrap it in (a tenth of a small POST's CPU time).
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const text = incoming ? await readIncoming(incoming, maxBytes) : await readLimited(c.req.raw, maxBytes);
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(await readBody(c, maxBytes));
     if (text.trim() === "") {
       c.set("bodyText", "");
       c.set("body", {});
@@ -45,11 +40,24 @@ export function jsonBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * The request body's bytes, at most `maxBytes` (413 past it, checked on the stream,
+ * whatever Content-Length claims).
+ */
+export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  // Under @hono/node-server the Node request is at hand: reading it directly skips the
+  // web stream the Request would wrap it in (a tenth of a small POST's CPU time).
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming ? readIncoming(incoming, maxBytes) : readLimited(c.req.raw, maxBytes);
+}
+
 function tooLarge(maxBytes: number) {
   return new AppError("payload_too_large", `Request body exceeds ${maxBytes} bytes`);
 }
 
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,15 +69,13 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<stri
       reject(tooLarge(maxBytes));
     };
     incoming.on("data", onData);
-    incoming.once("end", () =>
-      resolve(new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks))),
-    );
+    incoming.once("end", () => resolve(Buffer.concat(chunks)));
     incoming.once("error", reject);
   });
 }
 
-async function readLimited(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
+async function readLimited(request: Request, maxBytes: number): Promise<Buffer> {
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -83,5 +89,5 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
     }
     chunks.push(value);
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

@@ -37,16 +37,19 @@ export async function startTesseraApi(
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   try {
-    const server = await startListening([process.execPath, BIN, "serve", "--role", "api"], {
-      DATABASE_URL: databaseUrl,
-      TESSERA_SECRET: randomBase62(40),
-      TESSERA_DATA_DIR: join(scratch, "data"),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "warn",
-      TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
-      ...env,
-    });
+    const server = await startListening(
+      [process.execPath, "--no-node-snapshot", BIN, "serve", "--role", "api"],
+      {
+        DATABASE_URL: databaseUrl,
+        TESSERA_SECRET: randomBase62(40),
+        TESSERA_DATA_DIR: join(scratch, "data"),
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "warn",
+        TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
+        ...env,
+      },
+    );
     return {
       ...server,
       stop: async () => {

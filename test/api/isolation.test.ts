@@ -18,6 +18,8 @@ interface Route {
 /** Valid bodies for action routes that need one, so a refusal can only be the 404 under test. */
 const ACTION_BODIES: Record<string, unknown> = {
   "/v1/webhook_endpoints/:id/recover": { since: "2025-03-01T00:00:00Z" },
+  "/v1/functions/:id/secrets": { TOKEN: "intruder's value" },
+  "/v1/functions/:id/rollback": { version: 1 },
 };
 
 /** Fields that change by merely using a credential, not by another org's request. */
@@ -87,6 +89,18 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
         });
       }
     }
+    for (const org of [owner, intruder]) {
+      const deployed = await t.request("POST", "/v1/functions", {
+        key: org.key,
+        body: { name: "same-name", files: { "index.ts": "export default () => new Response('hi')" } },
+      });
+      expect(deployed.status, deployed.text).toBe(201);
+      if (org === owner)
+        targets.set("functions", {
+          id: deployed.body.id,
+          snapshot: await read("functions", deployed.body.id),
+        });
+    }
     const events = await t.request("GET", "/v1/events?per_page=1", { key: owner.key });
     targets.set("events", { id: events.body.data[0].id, snapshot: events.body.data[0] });
     ownerIds.push(owner.id, ...[...targets.values()].map((target) => target.id));
@@ -109,7 +123,10 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
       const response = await t.request(route.method, path, {
         key: intruder.key,
         body:
-          ACTION_BODIES[route.path] ?? (route.method === "PATCH" ? (bodies.get(segment) ?? {}) : undefined),
+          route.method === "GET"
+            ? undefined
+            : (ACTION_BODIES[route.path] ??
+              (route.method === "PATCH" ? (bodies.get(segment) ?? {}) : undefined)),
       });
       expect(response.status, `${route.method} ${route.path}: ${response.text}`).toBe(404);
       expect(response.body.code).toBe("not_found");

@@ -18,6 +18,7 @@ import {
   createResourceServices,
   type ApiKeyCreate,
 } from "../../engines/index.ts";
+import { createFunctionHost } from "../../runtime/index.ts";
 import type { Store } from "../../store/index.ts";
 
 export interface TestApp {
@@ -28,6 +29,8 @@ export interface TestApp {
   /** A new organization (unique name) with a full-access key, or a key of the given kind. */
   newOrg(options?: { plan?: "free" | "pro" | "enterprise"; key?: ApiKeyCreate }): Promise<TestOrg>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Disposes the function isolates (tests that invoke functions call it in afterAll). */
+  dispose(): Promise<void>;
 }
 
 export interface TestOrg {
@@ -68,11 +71,15 @@ export function createTestApp(
 ): TestApp {
   const clock = options.clock ?? new FakeClock(new Date());
   const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", ...options.env });
+  const log = options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger);
+  const functionHost = createFunctionHost({ config, store, log });
   const app = createApp({
     config,
     store,
     clock,
-    log: options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger),
+    log,
+    isolates: functionHost.isolates,
+    outbound: functionHost.outbound,
     keys: createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs }),
     rateLimiter: options.rateLimiter ?? createMemoryRateLimiter(clock),
     metrics: createMetrics(),
@@ -116,5 +123,5 @@ export function createTestApp(
     };
   };
 
-  return { app, store, clock, config, newOrg, request };
+  return { app, store, clock, config, newOrg, request, dispose: () => functionHost.dispose() };
 }

@@ -14,7 +14,7 @@ export interface ServerProcess {
 
 /** Starts `tessera serve` as a real process and waits for its `listening on` line. */
 export function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+  const child = spawn(process.execPath, ["--no-node-snapshot", BIN, "serve", ...args], {
     env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -54,7 +54,7 @@ export function runCli(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, ["--no-node-snapshot", BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

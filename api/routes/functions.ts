@@ -1,0 +1,282 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { AppError, type FunctionConfig } from "../../core/index.ts";
+import { hasScope, type KeyPrincipal } from "../../engines/index.ts";
+import {
+  DEPLOYMENT_LIST,
+  DeploymentSchema,
+  FUNCTION_LIST,
+  FUNCTION_NAME,
+  FunctionDeploySchema,
+  FunctionLogSchema,
+  FunctionSchema,
+  invocationDepthOf,
+  LOG_LIST,
+  RollbackSchema,
+  SECRET_NAME,
+  SecretSchema,
+  SecretsUpdateSchema,
+  type FunctionInvoker,
+  type FunctionService,
+} from "../../runtime/index.ts";
+import type { AppEnv } from "../env.ts";
+import { listQuerySchema, parseListQuery } from "../list-params.ts";
+import { requireScope } from "../middleware/auth.ts";
+import { readBody } from "../middleware/json-body.ts";
+import { COMMON_ERRORS, json, listOf, NOT_FOUND, WRITE_ERRORS, type Registry } from "../openapi.ts";
+import { parseBody } from "../validate.ts";
+
+const PATH = "/v1/functions";
+const ID_SHAPE = /^fn_[0-9A-Za-z]{1,64}$/;
+const CHALLENGE = 'Bearer realm="tessera"';
+// Hop-by-hop headers belong to this connection, not to the function's request.
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"]);
+
+/** Whether a path is a function invocation (`/v1/functions/{id}/invoke` and below). */
+export function isInvokePath(path: string): boolean {
+  return /^\/v1\/functions\/[^/]+\/invoke(?:\/|$)/.test(path);
+}
+
+/** Whether the request carries a Tessera API key (the invoke route authenticates only those). */
+export function hasApiKey(c: Context): boolean {
+  return /^Bearer\s+sk_/i.test(c.req.header("authorization") ?? "");
+}
+
+/** The `{id}` path parameter: a function name or id; anything else names no function (404). */
+function refParam(c: Context<AppEnv>): string {
+  const ref = c.req.param("id") ?? "";
+  if (!FUNCTION_NAME.test(ref) && !ID_SHAPE.test(ref)) {
+    throw new AppError("not_found", `No such function: '${ref.slice(0, 100)}'`);
+  }
+  return ref;
+}
+
+/**
+ * Any method on `/v1/functions/{id}/invoke` and below: the function answers. A private
+ * function needs a key with `functions:read`; a public one answers anyone, and anonymous
+ * callers name it by id (a name means something only within an organization). The API key
+ * is consumed here: the function sees the caller as `ctx.user`, never the key.
+ */
+export function invokeRoutes(invoker: FunctionInvoker, config: FunctionConfig): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const handler = async (c: Context<AppEnv>) => {
+    const ref = refParam(c);
+    const principal = c.get("principal") as KeyPrincipal | undefined;
+    const fn = await invoker.resolve(principal?.orgId, ref);
+    if (!fn && principal) throw new AppError("not_found", `No such function: '${ref}'`);
+    if (!fn || (fn.auth === "key" && !principal)) {
+      if (c.req.header("authorization")) {
+        throw new AppError("invalid_token", "This function needs a Tessera API key (Bearer sk_live_…)", {
+          headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
+        });
+      }
+      throw new AppError("unauthenticated", "Send your API key as Authorization: Bearer sk_live_…", {
+        headers: { "WWW-Authenticate": CHALLENGE },
+      });
+    }
+    if (fn.auth === "key" && !hasScope(principal!.scopes, "functions", "read")) {
+      throw new AppError("insufficient_scope", "This key lacks the functions:read scope", {
+        headers: { "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="functions:read"` },
+      });
+    }
+    const method = c.req.method;
+    const body = method === "GET" || method === "HEAD" ? null : await readBody(c, config.maxRequestBytes);
+    const headers: Array<[string, string]> = [];
+    for (const [name, value] of c.req.raw.headers) {
+      if (HOP_BY_HOP.has(name) || (name === "authorization" && principal)) continue;
+      headers.push([name, value]);
+    }
+    return invoker.invoke(fn, {
+      requestId: c.get("requestId"),
+      method,
+      url: c.req.url,
+      headers,
+      body: body && body.length > 0 ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : null,
+      principal,
+      authorization: principal ? c.req.header("authorization") : undefined,
+      depth: invocationDepthOf(c.req.raw),
+    });
+  };
+  app.all("/:id/invoke", handler);
+  app.all("/:id/invoke/*", handler);
+  return app;
+}
+
+/**
+ * `/v1/functions`: deploy (each deploy a new immutable version), list, get, delete,
+ * deployments, rollback, secrets and logs. Needs `functions:read` / `functions:write`.
+ */
+export function functionRoutes(functions: FunctionService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requireScope("functions"));
+  const org = (c: Context<AppEnv>) => c.get("principal").orgId;
+
+  app.get("/", async (c) => {
+    const query = parseListQuery(new URL(c.req.url).searchParams, FUNCTION_LIST);
+    return c.json(await functions.list(org(c), query));
+  });
+  app.post("/", async (c) => {
+    const deployed = await functions.deploy(org(c), parseBody(c, FunctionDeploySchema));
+    c.header("Location", `${PATH}/${deployed.name}`);
+    return c.json(deployed, 201);
+  });
+  app.get("/:id", async (c) => c.json(await functions.get(org(c), refParam(c))));
+  app.delete("/:id", async (c) => {
+    await functions.delete(org(c), refParam(c));
+    return c.body(null, 204);
+  });
+  app.get("/:id/deployments", async (c) => {
+    const query = parseListQuery(new URL(c.req.url).searchParams, DEPLOYMENT_LIST);
+    return c.json(await functions.deployments(org(c), refParam(c), query));
+  });
+  app.get("/:id/deployments/:version", async (c) => {
+    const version = Number(c.req.param("version"));
+    if (!Number.isSafeInteger(version) || version < 1) {
+      throw new AppError("not_found", `No such version: '${c.req.param("version").slice(0, 20)}'`);
+    }
+    return c.json(await functions.deployment(org(c), refParam(c), version));
+  });
+  app.post("/:id/rollback", async (c) => {
+    const { version } = parseBody(c, RollbackSchema);
+    return c.json(await functions.rollback(org(c), refParam(c), version));
+  });
+  app.get("/:id/secrets", async (c) => c.json({ data: await functions.secrets(org(c), refParam(c)) }));
+  app.put("/:id/secrets", async (c) => {
+    const updates = parseBody(c, SecretsUpdateSchema);
+    return c.json({ data: await functions.setSecrets(org(c), refParam(c), updates) });
+  });
+  app.delete("/:id/secrets/:secret", async (c) => {
+    const name = c.req.param("secret");
+    if (!SECRET_NAME.test(name)) throw new AppError("not_found", `No such secret: '${name.slice(0, 100)}'`);
+    await functions.deleteSecret(org(c), refParam(c), name);
+    return c.body(null, 204);
+  });
+  app.get("/:id/logs", async (c) => {
+    const query = parseListQuery(new URL(c.req.url).searchParams, LOG_LIST);
+    return c.json(await functions.logs(org(c), refParam(c), query));
+  });
+  return app;
+}
+
+export function documentFunctions(registry: Registry): void {
+  const security = [{ bearerAuth: [] }];
+  const tags = ["functions"];
+  const Ref = z.object({
+    id: z.string().meta({ param: { name: "id", in: "path" }, description: "The function's name or id" }),
+  });
+  const secretList = z.object({ data: z.array(SecretSchema) });
+  registry.registerPath({
+    method: "get",
+    path: PATH,
+    summary: "List functions",
+    tags,
+    security,
+    request: { query: listQuerySchema(FUNCTION_LIST) },
+    responses: { 200: json(listOf(FunctionSchema), "A page of functions"), ...COMMON_ERRORS },
+  });
+  registry.registerPath({
+    method: "post",
+    path: PATH,
+    summary: "Deploy a function: a new immutable version (compile errors are 422 with file:line:column)",
+    tags,
+    security,
+    request: { body: { content: { "application/json": { schema: FunctionDeploySchema } } } },
+    responses: { 201: json(FunctionSchema, "The function, serving the new version"), ...WRITE_ERRORS },
+  });
+  const routes = [
+    ["get", "/{id}", "Retrieve a function", { 200: json(FunctionSchema, "The function") }],
+    [
+      "delete",
+      "/{id}",
+      "Delete a function, its deployments, secrets and logs",
+      { 204: { description: "Deleted" } },
+    ],
+    [
+      "get",
+      "/{id}/deployments",
+      "List a function's deployments, newest first",
+      { 200: json(listOf(DeploymentSchema), "A page of deployments") },
+    ],
+    [
+      "get",
+      "/{id}/secrets",
+      "The names of a function's secrets (values are never returned)",
+      { 200: json(secretList, "Secret names") },
+    ],
+    [
+      "get",
+      "/{id}/logs",
+      "console.* lines of the function's invocations, newest first (filters: level, request_id)",
+      { 200: json(listOf(FunctionLogSchema), "A page of log lines") },
+    ],
+  ] as const;
+  for (const [method, path, summary, responses] of routes) {
+    registry.registerPath({
+      method,
+      path: `${PATH}${path}`,
+      summary,
+      tags,
+      security,
+      request: { params: Ref },
+      responses: { ...responses, ...(method === "get" ? COMMON_ERRORS : WRITE_ERRORS), ...NOT_FOUND },
+    });
+  }
+  registry.registerPath({
+    method: "get",
+    path: `${PATH}/{id}/deployments/{version}`,
+    summary: "Retrieve one deployment",
+    tags,
+    security,
+    request: {
+      params: Ref.extend({ version: z.string().meta({ param: { name: "version", in: "path" } }) }),
+    },
+    responses: { 200: json(DeploymentSchema, "The deployment"), ...COMMON_ERRORS, ...NOT_FOUND },
+  });
+  registry.registerPath({
+    method: "post",
+    path: `${PATH}/{id}/rollback`,
+    summary: "Serve another deployment (default: the one before the serving one)",
+    tags,
+    security,
+    request: { params: Ref, body: { content: { "application/json": { schema: RollbackSchema } } } },
+    responses: { 200: json(FunctionSchema, "The function"), ...WRITE_ERRORS, ...NOT_FOUND },
+  });
+  registry.registerPath({
+    method: "put",
+    path: `${PATH}/{id}/secrets`,
+    summary: "Set secrets (Deno.env / env); null removes one; names left out are kept",
+    tags,
+    security,
+    request: { params: Ref, body: { content: { "application/json": { schema: SecretsUpdateSchema } } } },
+    responses: { 200: json(secretList, "Secret names"), ...WRITE_ERRORS, ...NOT_FOUND },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: `${PATH}/{id}/secrets/{secret}`,
+    summary: "Remove one secret",
+    tags,
+    security,
+    request: { params: Ref.extend({ secret: z.string().meta({ param: { name: "secret", in: "path" } }) }) },
+    responses: { 204: { description: "Removed" }, ...WRITE_ERRORS, ...NOT_FOUND },
+  });
+  for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+    registry.registerPath({
+      method,
+      path: `${PATH}/{id}/invoke`,
+      summary:
+        "Invoke the function (any method, and any path below /invoke); it answers with its own response",
+      tags,
+      security: [{ bearerAuth: [] }, {}],
+      request: { params: Ref },
+      responses: {
+        200: { description: "Whatever the function answers (any status, headers and body, streamed)" },
+        401: COMMON_ERRORS[401],
+        403: COMMON_ERRORS[403],
+        ...NOT_FOUND,
+        413: WRITE_ERRORS[413],
+        500: { description: "function_failed or function_memory_limit / function_cpu_limit (problem+json)" },
+        504: { description: "function_timeout (problem+json)" },
+      },
+    });
+  }
+}

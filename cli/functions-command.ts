@@ -1,0 +1,143 @@
+import { basename, resolve } from "node:path";
+import type { Config } from "../core/index.ts";
+import { collectUpload, functionsClient, type ApiAnswer } from "./functions.ts";
+
+export interface FunctionsFlags {
+  url?: string | undefined;
+  key?: string | undefined;
+  name?: string | undefined;
+  public?: boolean | undefined;
+  entrypoint?: string | undefined;
+  version?: string | undefined;
+  path?: string | undefined;
+  method?: string | undefined;
+  data?: string | undefined;
+  header?: string[] | undefined;
+  "request-id"?: string | undefined;
+  level?: string | undefined;
+}
+
+/** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
+export async function functionsCommand(
+  args: string[],
+  flags: FunctionsFlags,
+  config: Config,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const client = functionsClient({ url: flags.url, key: flags.key, config, env });
+  const [sub, target, ...rest] = args;
+  const ref = target ? encodeURIComponent(target) : "";
+  const need = (what: string) => {
+    console.error(`usage: tessera functions ${what}`);
+    return 2;
+  };
+  switch (sub) {
+    case "deploy": {
+      if (!target) return need("deploy DIR [--name N] [--entrypoint FILE] [--public]");
+      const dir = resolve(target);
+      const files = collectUpload(dir);
+      const body = {
+        name: flags.name ?? basename(dir).toLowerCase(),
+        files,
+        ...(flags.entrypoint ? { entrypoint: flags.entrypoint } : {}),
+        ...(flags.public ? { auth: "public" } : {}),
+      };
+      const answer = await client.json("POST", "/v1/functions", body);
+      if (answer.status === 201) {
+        const fn = JSON.parse(answer.text) as {
+          name: string;
+          version: number;
+          invoke_path: string;
+          bundle_bytes: number;
+        };
+        console.log(
+          `deployed ${fn.name} v${fn.version} (${Object.keys(files).length} files, bundle ${fn.bundle_bytes} bytes)`,
+        );
+        console.log(`  ${new URL(fn.invoke_path, client.base).toString()}`);
+        return 0;
+      }
+      return report(answer);
+    }
+    case "list":
+      return report(await client.json("GET", "/v1/functions?per_page=100&sort=name"));
+    case "get":
+      if (!target) return need("get NAME");
+      return report(await client.json("GET", `/v1/functions/${ref}`));
+    case "delete":
+      if (!target) return need("delete NAME");
+      return report(await client.json("DELETE", `/v1/functions/${ref}`));
+    case "rollback":
+      if (!target) return need("rollback NAME [--version N]");
+      return report(
+        await client.json(
+          "POST",
+          `/v1/functions/${ref}/rollback`,
+          flags.version ? { version: Number(flags.version) } : {},
+        ),
+      );
+    case "logs": {
+      if (!target) return need("logs NAME [--request-id ID] [--level L]");
+      const query = new URLSearchParams({ per_page: "100" });
+      if (flags["request-id"]) query.set("request_id", flags["request-id"]);
+      if (flags.level) query.set("level", flags.level);
+      const answer = await client.json("GET", `/v1/functions/${ref}/logs?${query.toString()}`);
+      if (answer.status !== 200) return report(answer);
+      const page = JSON.parse(answer.text) as {
+        data: Array<{ timestamp: string; level: string; request_id: string; message: string }>;
+      };
+      for (const line of page.data.reverse()) {
+        console.log(`${line.timestamp} ${line.level.padEnd(5)} ${line.request_id} ${line.message}`);
+      }
+      return 0;
+    }
+    case "invoke": {
+      if (!target) return need("invoke NAME [--path P] [--method M] [--data BODY] [--header 'K: V']");
+      const headers: Record<string, string> = {};
+      for (const header of flags.header ?? []) {
+        const at = header.indexOf(":");
+        if (at < 1) return need(`invoke: --header takes "Name: value", not '${header}'`);
+        headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
+      }
+      const suffix = flags.path ? `/${flags.path.replace(/^\/+/, "")}` : "";
+      const method = flags.method ?? (flags.data !== undefined ? "POST" : "GET");
+      const answer = await client.call(method, `/v1/functions/${ref}/invoke${suffix}`, {
+        headers,
+        ...(flags.data !== undefined ? { body: flags.data } : {}),
+      });
+      process.stdout.write(answer.text.endsWith("\n") || !answer.text ? answer.text : `${answer.text}\n`);
+      if (answer.status >= 400) console.error(`status ${answer.status}`);
+      return answer.status < 400 ? 0 : 1;
+    }
+    case "secrets": {
+      const [name, ...pairs] = rest;
+      if (target === "list" && name)
+        return report(await client.json("GET", `/v1/functions/${encodeURIComponent(name)}/secrets`));
+      if ((target === "set" || target === "unset") && name && pairs.length > 0) {
+        const updates: Record<string, string | null> = {};
+        for (const pair of pairs) {
+          const at = pair.indexOf("=");
+          if (target === "set" && at < 1) return need(`secrets set: '${pair}' is not KEY=VALUE`);
+          updates[target === "set" ? pair.slice(0, at) : pair] = target === "set" ? pair.slice(at + 1) : null;
+        }
+        return report(await client.json("PUT", `/v1/functions/${encodeURIComponent(name)}/secrets`, updates));
+      }
+      return need("secrets list NAME | secrets set NAME KEY=VALUE... | secrets unset NAME KEY...");
+    }
+    default:
+      return need("deploy|list|get|delete|rollback|invoke|logs|secrets …");
+  }
+}
+
+function report(answer: ApiAnswer): number {
+  if (answer.text) console[answer.status < 400 ? "log" : "error"](pretty(answer.text));
+  else console.log(`status ${answer.status}`);
+  return answer.status < 400 ? 0 : 1;
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

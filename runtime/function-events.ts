@@ -1,0 +1,17 @@
+import type { EventType } from "../engines/index.ts";
+import { FunctionSchema } from "./function-schemas.ts";
+
+/** The event kinds functions record (GET /v1/event_types lists them with the rest). */
+export const FUNCTION_EVENT_TYPES: EventType[] = [
+  {
+    type: "function.deployed",
+    description:
+      "A function serves a new deployment: a deploy, or a rollback (previous_attributes.version is the one before).",
+    object: FunctionSchema,
+  },
+  {
+    type: "function.deleted",
+    description: "A function was deleted with its deployments, secrets and logs; the function as it was.",
+    object: FunctionSchema,
+  },
+];

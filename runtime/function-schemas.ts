@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { MetadataSchema } from "../engines/index.ts";
+import { FunctionFilesSchema } from "./source-files.ts";
+
+/**
+ * The shapes of `/v1/functions` at the edge. What needs the operator's configuration
+ * (limits' maxima, bundle size) is checked by the service in runtime/functions.ts.
+ */
+
+/** Lowercase letters, digits, `-` and `_`; `fn_…` is how ids look, so names never start with it. */
+export const FUNCTION_NAME = /^(?!fn_)[a-z0-9][a-z0-9_-]{0,62}$/;
+export const FunctionNameSchema = z
+  .string()
+  .regex(
+    FUNCTION_NAME,
+    "1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit (not 'fn_')",
+  );
+
+export const FUNCTION_AUTH = ["key", "public"] as const;
+export type FunctionAuth = (typeof FUNCTION_AUTH)[number];
+
+export const FunctionLimitsSchema = z
+  .object({
+    memory_mb: z.number().int().min(8),
+    cpu_time_ms: z.number().int().min(1),
+    wall_time_ms: z.number().int().min(1),
+  })
+  .meta({ id: "FunctionLimits" });
+
+export const FunctionDeploySchema = z
+  .object({
+    name: FunctionNameSchema,
+    files: FunctionFilesSchema,
+    entrypoint: z.string().min(1).max(512).optional(),
+    auth: z.enum(FUNCTION_AUTH).optional(),
+    limits: FunctionLimitsSchema.partial().strict().optional(),
+    metadata: MetadataSchema.optional(),
+  })
+  .strict()
+  .meta({ id: "FunctionDeploy" });
+export type FunctionDeploy = z.infer<typeof FunctionDeploySchema>;
+
+export const FunctionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("function"),
+    name: z.string(),
+    auth: z.enum(FUNCTION_AUTH),
+    version: z.number().int().describe("The deployment serving requests"),
+    latest_version: z.number().int(),
+    entrypoint: z.string(),
+    limits: FunctionLimitsSchema,
+    bundle_bytes: z.number().int(),
+    invoke_path: z
+      .string()
+      .describe("Public functions may be invoked without a key at /v1/functions/{id}/invoke"),
+    deployed_at: z.string(),
+    metadata: z.record(z.string(), z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Function" });
+export type FunctionObject = z.infer<typeof FunctionSchema>;
+
+export const DeploymentSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("function_deployment"),
+    function_id: z.string(),
+    version: z.number().int(),
+    active: z.boolean(),
+    entrypoint: z.string(),
+    auth: z.enum(FUNCTION_AUTH),
+    limits: FunctionLimitsSchema,
+    bundle_bytes: z.number().int(),
+    sha256: z.string(),
+    files: z.array(z.object({ path: z.string(), bytes: z.number().int() })),
+    warnings: z.array(z.string()),
+    created_at: z.string(),
+  })
+  .meta({ id: "FunctionDeployment" });
+export type Deployment = z.infer<typeof DeploymentSchema>;
+
+export const RollbackSchema = z
+  .object({ version: z.number().int().min(1).optional() })
+  .strict()
+  .meta({ id: "FunctionRollback" });
+
+/** Environment-variable names, as Deno.env takes them. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const MAX_SECRETS = 100;
+export const MAX_SECRET_BYTES = 32 * 1024;
+
+/** `PUT …/secrets`: set each named secret; `null` removes one. Names not mentioned are kept. */
+export const SecretsUpdateSchema = z
+  .record(
+    z.string().regex(SECRET_NAME, "letters, digits and '_', not starting with a digit, at most 128"),
+    z.string().max(MAX_SECRET_BYTES, `at most ${MAX_SECRET_BYTES} characters`).nullable(),
+  )
+  .refine((secrets) => Object.keys(secrets).length > 0, "name at least one secret")
+  .meta({ id: "FunctionSecretsUpdate" });
+
+export const SecretSchema = z
+  .object({ object: z.literal("function_secret"), name: z.string(), updated_at: z.string() })
+  .meta({ id: "FunctionSecret" });
+export type SecretInfo = z.infer<typeof SecretSchema>;
+
+export const LOG_LEVELS = ["debug", "info", "log", "warn", "error"] as const;
+export type FunctionLogLevel = (typeof LOG_LEVELS)[number];
+
+export const FunctionLogSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("function_log"),
+    request_id: z.string(),
+    version: z.number().int(),
+    level: z.enum(LOG_LEVELS),
+    message: z.string(),
+    timestamp: z.string(),
+  })
+  .meta({ id: "FunctionLog" });
+export type FunctionLog = z.infer<typeof FunctionLogSchema>;

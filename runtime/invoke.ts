@@ -1,0 +1,442 @@
+import { z } from "zod";
+import {
+  AppError,
+  isAppError,
+  newId,
+  type Clock,
+  type FunctionConfig,
+  type FunctionLimits,
+  type Logger,
+  type SecretBox,
+} from "../core/index.ts";
+import { ENGINES, type KeyPrincipal } from "../engines/index.ts";
+import type { FunctionKey } from "../sandbox/index.ts";
+import type { Store } from "../store/index.ts";
+import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
+import type { OutboundFetch } from "./outbound.ts";
+import type {
+  FunctionPool,
+  InvocationIO,
+  LoadedFunction,
+  OutboundRequest,
+  OutboundResponse,
+} from "./pending-sandbox-types.ts";
+
+/** Engine state as functions reach it (`ctx.engines.<engine>`); the API's `/v1/engines/{engine}/state` is the same store. */
+export interface EngineStateAccess {
+  get(orgId: string, engine: string, key: string): Promise<{ value: unknown } | null>;
+  set(orgId: string, engine: string, key: string, value: unknown): Promise<unknown>;
+  delete(orgId: string, engine: string, key: string): Promise<boolean>;
+  list(
+    orgId: string,
+    engine: string,
+    options: { prefix?: string; cursor?: string; limit: number },
+  ): Promise<{ entries: Array<{ key: string; value: unknown }>; nextCursor: string | null }>;
+}
+
+export interface InvokerOptions {
+  store: Store;
+  clock: Clock;
+  box: SecretBox;
+  config: FunctionConfig;
+  log: Logger;
+  pool: FunctionPool;
+  outbound: OutboundFetch;
+  engineState: EngineStateAccess;
+  /** The organization's latest intelligence snapshot, or null before the first. */
+  latestSnapshot: (orgId: string) => Promise<unknown>;
+  /** The REST API in-process (`ctx.platform.fetch`): the app's own `fetch`. */
+  platformFetch: (request: Request) => Promise<Response>;
+}
+
+/** The deployment a request is served by. */
+export interface ActiveFunction {
+  orgId: string;
+  functionId: string;
+  name: string;
+  version: number;
+  auth: FunctionAuth;
+  limits: FunctionLimits;
+  /** Changes when secrets change, so a warm isolate never serves stale `Deno.env`. */
+  revision: string;
+}
+
+export interface IncomingInvocation {
+  requestId: string;
+  method: string;
+  /** The original public URL. */
+  url: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | null;
+  /** The authenticated caller; undefined for an anonymous call to a public function. */
+  principal: KeyPrincipal | undefined;
+  /** The caller's `Authorization` header, used by `ctx.platform.fetch` (never shown to the function). */
+  authorization: string | undefined;
+  /** How many invocations deep this one is (a function calling the API that calls a function). */
+  depth: number;
+}
+
+export interface FunctionInvoker {
+  /** The function `ref` (name or id) names: in `orgId`, or, for anonymous callers, a public one by id. */
+  resolve(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined>;
+  invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<Response>;
+  /** After a deploy, rollback, delete or secrets change: forget cached lookups, retire isolates. */
+  forget(orgId: string, functionId: string): void;
+}
+
+/** Nested invocations allowed (function → API → function …). */
+export const MAX_INVOCATION_DEPTH = 3;
+const MAX_LOG_LINES = 1_000;
+const MAX_LOG_LINE_CHARS = 8_192;
+const RESOLVE_TTL_MS = 1_000;
+/** V8 code cache is only valid for the V8 build that produced it. */
+const CACHE_TAG = `v8/${process.versions.v8}`;
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
+
+/** Depth of requests made through `ctx.platform.fetch`, keyed by the Request object itself (unforgeable). */
+const platformDepth = new WeakMap<Request, number>();
+export function invocationDepthOf(request: Request): number {
+  return platformDepth.get(request) ?? 0;
+}
+
+const EngineSchema = z.enum(ENGINES);
+const KeySchema = z.string().min(1).max(512);
+const OPS = {
+  "engines.get": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
+  "engines.set": z.object({ engine: EngineSchema, key: KeySchema, value: z.unknown() }).strict(),
+  "engines.delete": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
+  "engines.list": z
+    .object({
+      engine: EngineSchema,
+      prefix: z.string().max(512).optional(),
+      cursor: z.string().max(1024).nullable().optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    })
+    .strict(),
+} as const;
+
+export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker {
+  const { store, box, config, pool } = options;
+  const resolved = new Map<string, { fn: ActiveFunction | undefined; at: number }>();
+  const snapshots = new Map<string, { value: unknown; at: number }>();
+
+  async function lookup(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined> {
+    const byId = ref.startsWith("fn_");
+    if (!orgId && !byId) return undefined;
+    const rows = await store.query(
+      `SELECT f.id, f.org_id, f.name, f.active_version, f.updated_at, d.auth, d.limits
+       FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
+       WHERE ${orgId ? "f.org_id = $2 AND " : ""}f.${byId ? "id" : "name"} = $1`,
+      orgId ? [ref, orgId] : [ref],
+    );
+    const row = rows[0];
+    if (!row || (!orgId && row.auth !== "public")) return undefined;
+    return {
+      orgId: row.org_id as string,
+      functionId: row.id as string,
+      name: row.name as string,
+      version: row.active_version as number,
+      auth: row.auth as FunctionAuth,
+      limits: row.limits as FunctionLimits,
+      revision: String((row.updated_at as Date).getTime()),
+    };
+  }
+
+  async function load(fn: ActiveFunction): Promise<LoadedFunction> {
+    const [deployments, secrets] = await Promise.all([
+      store.query(
+        `SELECT code, cached_data, cached_data_tag FROM function_deployments
+         WHERE org_id = $1 AND function_id = $2 AND version = $3`,
+        [fn.orgId, fn.functionId, fn.version],
+      ),
+      store.query("SELECT name, value FROM function_secrets WHERE org_id = $1 AND function_id = $2", [
+        fn.orgId,
+        fn.functionId,
+      ]),
+    ]);
+    const deployment = deployments[0];
+    if (!deployment) throw new AppError("not_found", `Function '${fn.name}' version ${fn.version} is gone`);
+    const cached =
+      deployment.cached_data && deployment.cached_data_tag === CACHE_TAG
+        ? new Uint8Array(Buffer.from(deployment.cached_data as string, "base64"))
+        : undefined;
+    return {
+      program: {
+        code: deployment.code as string,
+        filename: `${fn.name}@v${fn.version}.js`,
+        ...(cached ? { cachedData: cached } : {}),
+      },
+      limits: {
+        memoryLimitMb: fn.limits.memory_mb,
+        cpuTimeLimitMs: fn.limits.cpu_time_ms,
+        wallTimeLimitMs: fn.limits.wall_time_ms,
+      },
+      env: Object.fromEntries(secrets.map((row) => [row.name as string, box.open(row.value as string)])),
+    };
+  }
+
+  /** The snapshot is read synchronously by the guest, so it is loaded before the request (cached a minute). */
+  async function snapshotOf(orgId: string): Promise<unknown> {
+    const cached = snapshots.get(orgId);
+    const now = Date.now();
+    if (cached && now - cached.at < 60_000) return cached.value;
+    const value = (await options.latestSnapshot(orgId)) ?? null;
+    snapshots.set(orgId, { value, at: now });
+    return value;
+  }
+
+  return {
+    async resolve(orgId, ref) {
+      const id = `${orgId ?? "*"}\u0000${ref}`;
+      const hit = resolved.get(id);
+      if (hit && Date.now() - hit.at < RESOLVE_TTL_MS) return hit.fn;
+      const fn = await lookup(orgId, ref);
+      resolved.set(id, { fn, at: Date.now() });
+      if (resolved.size > 10_000) resolved.delete(resolved.keys().next().value!);
+      return fn;
+    },
+
+    async invoke(fn, request) {
+      const snapshot = await snapshotOf(fn.orgId);
+      const logs: Array<{ level: FunctionLogLevel; message: string }> = [];
+      let dropped = 0;
+      const log = (level: FunctionLogLevel, message: string) => {
+        if (logs.length >= MAX_LOG_LINES) return void dropped++;
+        logs.push({
+          level,
+          message: message.length > MAX_LOG_LINE_CHARS ? `${message.slice(0, MAX_LOG_LINE_CHARS)}…` : message,
+        });
+      };
+      let subrequests = 0;
+      const deadline = AbortSignal.timeout(fn.limits.wall_time_ms);
+      const io: InvocationIO = {
+        fetch: async (outbound, via) => {
+          if (++subrequests > config.maxSubrequests) {
+            throw new AppError(
+              "invalid_request",
+              `fetch: at most ${config.maxSubrequests} subrequests per invocation`,
+            );
+          }
+          return via === "platform"
+            ? platformFetch(outbound, request, options, config.maxResponseBytes)
+            : options.outbound(outbound, deadline);
+        },
+        call: (op, args) => callOp(op, args, fn.orgId, options.engineState),
+        snapshot: () => snapshot,
+        log,
+      };
+      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version };
+      let response;
+      try {
+        response = await pool.invoke(key, () => load(fn), toGuestRequest(fn, request), io);
+      } catch (error) {
+        log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
+        void flushLogs(options, fn, request.requestId, logs, dropped);
+        throw error;
+      }
+      void response.finished.then(() => flushLogs(options, fn, request.requestId, logs, dropped));
+      const headers = new Headers();
+      for (const [name, value] of response.headers) {
+        if (!HOP_BY_HOP.has(name.toLowerCase())) headers.append(name, value);
+      }
+      const body = response.body ? limitBody(response.body, config.maxResponseBytes, log) : null;
+      const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
+      return new Response(nullBody || request.method === "HEAD" ? null : body, {
+        status: response.status,
+        ...(response.statusText ? { statusText: response.statusText } : {}),
+        headers,
+      });
+    },
+
+    forget(orgId, functionId) {
+      resolved.clear();
+      pool.retire(orgId, functionId);
+    },
+  };
+}
+
+/**
+ * The isolate pool's `onCachedData`: keeps the V8 code cache a first boot produced with
+ * its deployment, tagged with the V8 build (a cache from another build is not used).
+ */
+export function createCachedDataSaver(
+  store: Store,
+  log: Logger,
+): (key: FunctionKey, data: Uint8Array) => void {
+  return (key, data) => {
+    store
+      .query(
+        `UPDATE function_deployments SET cached_data = $4, cached_data_tag = $5
+         WHERE org_id = $1 AND function_id = $2 AND version = $3
+           AND (cached_data IS NULL OR cached_data_tag IS DISTINCT FROM $5)`,
+        [key.orgId, key.functionId, key.version, Buffer.from(data).toString("base64"), CACHE_TAG],
+      )
+      .catch((error: unknown) => log.warn("saving V8 code cache failed", { error }));
+  };
+}
+
+function toGuestRequest(fn: ActiveFunction, request: IncomingInvocation) {
+  const principal = request.principal;
+  return {
+    requestId: request.requestId,
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    body: request.body,
+    context: {
+      user: principal
+        ? {
+            type: "api_key",
+            key_id: principal.keyId,
+            organization_id: principal.orgId,
+            organization: principal.orgName,
+            kind: principal.kind,
+            scopes: principal.scopes,
+          }
+        : null,
+      function: { id: fn.functionId, name: fn.name, version: fn.version },
+      organization_id: fn.orgId,
+      request_id: request.requestId,
+    },
+  };
+}
+
+async function callOp(op: string, args: unknown, orgId: string, state: EngineStateAccess): Promise<unknown> {
+  if (!(op in OPS)) throw new AppError("invalid_request", `unknown operation '${op}'`);
+  const parsed = OPS[op as keyof typeof OPS].safeParse(args);
+  if (!parsed.success) {
+    throw new AppError(
+      "invalid_request",
+      `${op}: ${parsed.error.issues[0]?.path.join(".") || "args"} ${parsed.error.issues[0]?.message}`,
+    );
+  }
+  const input = parsed.data as {
+    engine: string;
+    key: string;
+    value?: unknown;
+    prefix?: string;
+    cursor?: string | null;
+    limit?: number;
+  };
+  switch (op) {
+    case "engines.get":
+      return (await state.get(orgId, input.engine, input.key))?.value ?? null;
+    case "engines.set":
+      await state.set(orgId, input.engine, input.key, input.value === undefined ? null : input.value);
+      return null;
+    case "engines.delete":
+      return state.delete(orgId, input.engine, input.key);
+    default: {
+      const page = await state.list(orgId, input.engine, {
+        ...(input.prefix !== undefined ? { prefix: input.prefix } : {}),
+        ...(input.cursor ? { cursor: input.cursor } : {}),
+        limit: input.limit ?? 100,
+      });
+      return { entries: page.entries.map(({ key, value }) => ({ key, value })), cursor: page.nextCursor };
+    }
+  }
+}
+
+/** `ctx.platform.fetch(path)`: the REST API in-process, as the caller, without a network hop. */
+async function platformFetch(
+  outbound: OutboundRequest,
+  request: IncomingInvocation,
+  options: InvokerOptions,
+  maxBytes: number,
+): Promise<OutboundResponse> {
+  const origin = new URL(request.url).origin;
+  const url = new URL(outbound.url, origin);
+  if (url.origin !== origin || !url.pathname.startsWith("/v1/")) {
+    throw new AppError("invalid_request", "platform.fetch takes a path of the API, such as /v1/invoices");
+  }
+  if (request.depth + 1 > MAX_INVOCATION_DEPTH) {
+    throw new AppError(
+      "invalid_request",
+      `platform.fetch: functions nest at most ${MAX_INVOCATION_DEPTH} deep`,
+    );
+  }
+  const headers = new Headers(outbound.headers);
+  if (!headers.has("authorization") && request.authorization)
+    headers.set("authorization", request.authorization);
+  headers.set("x-request-id", `${request.requestId.slice(0, 100)}.${newId("sub").slice(4, 12)}`);
+  const hasBody = outbound.body && outbound.method !== "GET" && outbound.method !== "HEAD";
+  const apiRequest = new Request(url, {
+    method: outbound.method,
+    headers,
+    ...(hasBody ? { body: outbound.body } : {}),
+  });
+  platformDepth.set(apiRequest, request.depth + 1);
+  const response = await options.platformFetch(apiRequest);
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (body.byteLength > maxBytes)
+    throw new AppError("payload_too_large", `platform.fetch: response exceeds ${maxBytes} bytes`);
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    headers: [...response.headers],
+    body,
+    url: url.toString(),
+  };
+}
+
+/** Passes the function's body through, erroring the stream past the response size limit. */
+function limitBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  log: (level: FunctionLogLevel, message: string) => void,
+): ReadableStream<Uint8Array> {
+  let size = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > maxBytes) {
+          log("error", `payload_too_large: the response body exceeded ${maxBytes} bytes and was cut off`);
+          controller.error(new AppError("payload_too_large", `response body exceeds ${maxBytes} bytes`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+async function flushLogs(
+  options: InvokerOptions,
+  fn: ActiveFunction,
+  requestId: string,
+  lines: Array<{ level: FunctionLogLevel; message: string }>,
+  dropped: number,
+): Promise<void> {
+  if (dropped > 0)
+    lines.push({
+      level: "warn",
+      message: `${dropped} more lines were dropped (at most ${MAX_LOG_LINES} per invocation)`,
+    });
+  if (lines.length === 0) return;
+  const now = options.clock.now().toISOString();
+  try {
+    await options.store.query(
+      `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
+       SELECT id, $1, $2, $3, $4, level, message, seq, $5::timestamptz
+       FROM unnest($6::text[], $7::text[], $8::text[], $9::int[]) AS line (id, level, message, seq)`,
+      [
+        fn.orgId,
+        fn.functionId,
+        fn.version,
+        requestId,
+        now,
+        lines.map(() => newId("flog")),
+        lines.map((line) => line.level),
+        lines.map((line) => line.message.replaceAll("\u0000", "\uFFFD")),
+        lines.map((_, index) => index),
+      ],
+    );
+  } catch (error) {
+    options.log.warn("saving function logs failed", {
+      error,
+      function_id: fn.functionId,
+      request_id: requestId,
+    });
+  }
+}
