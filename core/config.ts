@@ -67,6 +67,7 @@ export const EnvSchema = z
     TESSERA_WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1),
     TESSERA_WEBHOOK_CONCURRENCY: int(64, 1),
     TESSERA_SHUTDOWN_GRACE_MS: int(10_000),
+    TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
   })
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
     message: "TESSERA_SECRET is required when DATABASE_URL is set",
@@ -100,6 +101,8 @@ export interface Config {
   /** Webhook sends in flight per worker process. */
   readonly webhookConcurrency: number;
   readonly shutdownGraceMs: number;
+  /** Engine state entries one organization may hold, over every engine. */
+  readonly engineStateMaxEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -136,5 +139,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
     webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+    engineStateMaxEntries: e.TESSERA_ENGINE_STATE_MAX_ENTRIES,
   });
 }
