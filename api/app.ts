@@ -10,13 +10,19 @@ import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { problemResponse, requestIdOf } from "./problem.ts";
-import { buildEventCatalog, PLATFORM_EVENT_TYPES, type CatalogSource } from "../engines/index.ts";
+import {
+  buildEventCatalog,
+  createEngineStateService,
+  PLATFORM_EVENT_TYPES,
+  type CatalogSource,
+} from "../engines/index.ts";
 import {
   createWebhookDeliveryService,
   createWebhookEndpointService,
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/index.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
@@ -66,6 +72,11 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
   );
   documentWebhookDeliveries(app.openAPIRegistry);
+  const engineState = createEngineStateService(deps.store, deps.clock, {
+    maxEntries: deps.config.engineStateMaxEntries,
+  });
+  app.route("/v1/engines", engineStateRoutes(engineState));
+  documentEngineState(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
     documentResource(app.openAPIRegistry, service);

@@ -1,12 +1,11 @@
-import { z } from "zod";
 import { AppError, rfc3339, type Clock } from "../../core/index.ts";
 import type { Queryable, Row, Store } from "../../store/index.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../list-query.ts";
 import { ENGINES, rfc, type Engine } from "../resource.ts";
 import { jsonValueProblem, keyProblem, type JsonValue } from "./engine-state-rules.ts";
 
-export { MAX_STATE_KEY_LENGTH, MAX_STATE_VALUE_BYTES, MAX_STATE_VALUE_DEPTH } from "./engine-state-rules.ts";
-export type { JsonValue } from "./engine-state-rules.ts";
+export * from "./engine-state-schemas.ts";
+export * from "./engine-state-rules.ts";
 
 /**
  * Engine state: a JSON key-value store per organization and engine, the scratch space of
@@ -24,31 +23,6 @@ export type { JsonValue } from "./engine-state-rules.ts";
 export const DEFAULT_STATE_MAX_ENTRIES = 100_000;
 export const DEFAULT_STATE_LIST_LIMIT = DEFAULT_PER_PAGE;
 export const MAX_STATE_LIST_LIMIT = MAX_PER_PAGE;
-
-/** A key: 1–512 characters (code points), no control characters, not `.` or `..`. */
-export const EngineStateKeySchema = z
-  .string()
-  .superRefine((key, ctx) => {
-    const problem = keyProblem(key, 1);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  })
-  .meta({ description: "1-512 characters, no control characters; percent-encode it in a URL" });
-
-/** Any JSON value whose compact serialization is at most 64 KiB of UTF-8. */
-export const EngineStateValueSchema = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    if (value === undefined) {
-      ctx.addIssue({ code: "custom", message: "is required: any JSON value, null included" });
-      return;
-    }
-    const problem = jsonValueProblem(value);
-    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: problem.path });
-  })
-  .meta({ description: "Any JSON value (object, array, string, number, boolean, null), at most 64 KiB" });
-
-export const EngineStatePutSchema = z.object({ value: EngineStateValueSchema }).strict();
-export type EngineStatePut = z.infer<typeof EngineStatePutSchema>;
 
 export interface EngineStateEntry {
   key: string;
