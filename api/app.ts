@@ -10,13 +10,19 @@ import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { problemResponse, requestIdOf } from "./problem.ts";
-import { buildEventCatalog, PLATFORM_EVENT_TYPES, type CatalogSource } from "../engines/index.ts";
+import {
+  buildEventCatalog,
+  createEngineStateService,
+  PLATFORM_EVENT_TYPES,
+  type CatalogSource,
+} from "../engines/index.ts";
 import {
   createWebhookDeliveryService,
   createWebhookEndpointService,
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/index.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
@@ -86,6 +92,11 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
   );
   documentWebhookDeliveries(app.openAPIRegistry);
+  const engineState = createEngineStateService(deps.store, deps.clock, {
+    maxEntries: deps.config.engineStateMaxEntries,
+  });
+  app.route("/v1/engines", engineStateRoutes(engineState));
+  documentEngineState(app.openAPIRegistry);
   const invoker = createFunctionInvoker({
     store: deps.store,
     clock: deps.clock,
@@ -94,7 +105,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     log: deps.log,
     pool: deps.isolates,
     outbound: deps.outbound,
-    engineState: pendingEngineState,
+    engineState,
     latestSnapshot: () => Promise.resolve(null),
     platformFetch: (request) => Promise.resolve(app.fetch(request)),
   });
@@ -205,11 +216,3 @@ function withRequestId(response: Response, id: string): Response {
   response.headers.set("X-Request-Id", id);
   return response;
 }
-
-// TEMPORARY until engine state lands (wip-state): refuses every operation.
-const pendingEngineState = {
-  get: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
-  set: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
-  delete: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
-  list: () => Promise.reject(new AppError("unavailable", "engine state is not available yet")),
-};

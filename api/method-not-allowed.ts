@@ -22,7 +22,13 @@ export function createAllowedMethods(routes: () => readonly RouteInfo[]) {
       byPath.set(route.path, methods);
     }
     return [...byPath].map(([path, methods]) => ({
-      pattern: new RegExp(`^${path.replace(/:[^/]+/g, "[^/]+").replace(/\/$/, "")}/?$`),
+      // `:key{.+}` carries its own pattern (it may span segments); a bare `:id` is one segment.
+      pattern: new RegExp(
+        `^${path
+          .replace(/:\w+\{([^}]+)\}/g, "($1)")
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\/$/, "")}/?$`,
+      ),
       methods,
     }));
   };

@@ -36,6 +36,9 @@ export const WRITE_ERRORS = {
   422: problem("Body fails validation"),
 };
 
+/** Conditional requests (If-Match / If-None-Match) that do not hold: engine state only today. */
+export const PRECONDITION_FAILED = { 412: problem("If-Match or If-None-Match does not hold") };
+
 export const NOT_FOUND = { 404: problem("No such object in this organization") };
 
 export function listOf(schema: z.ZodType) {

@@ -13,6 +13,7 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
   invalid_state_transition: { status: 409, title: "Invalid state transition" },
+  precondition_failed: { status: 412, title: "Precondition failed" },
   idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
   payload_too_large: { status: 413, title: "Payload too large" },

@@ -82,6 +82,7 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MAX_ISOLATES: int(1_000, 1),
     TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
     TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
+    TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
   })
   .refine(
     (env) =>
@@ -125,6 +126,8 @@ export interface Config {
   /** Webhook sends in flight per worker process. */
   readonly webhookConcurrency: number;
   readonly shutdownGraceMs: number;
+  /** Engine state entries one organization may hold, over every engine. */
+  readonly engineStateMaxEntries: number;
   readonly functions: FunctionConfig;
 }
 
@@ -185,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
     webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+    engineStateMaxEntries: e.TESSERA_ENGINE_STATE_MAX_ENTRIES,
     functions: Object.freeze({
       defaultLimits: Object.freeze({
         memory_mb: e.TESSERA_FUNCTION_MEMORY_MB,

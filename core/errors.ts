@@ -17,6 +17,7 @@ export const USER_ERROR_CODES = [
   "method_not_allowed",
   "conflict",
   "invalid_state_transition",
+  "precondition_failed", // If-Match / If-None-Match (or a function's ifVersion) does not hold
   "idempotency_key_in_use",
   "idempotency_key_reused", // same key, different body
   "payload_too_large",

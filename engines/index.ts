@@ -21,6 +21,7 @@ export * from "./growth/communications.ts";
 export * from "./growth/contacts.ts";
 export * from "./growth/deals.ts";
 export * from "./platform/api-keys.ts";
+export * from "./platform/engine-state.ts";
 export * from "./platform/organizations.ts";
 export * from "./platform/scopes.ts";
 export * from "./talent/candidates.ts";

@@ -184,6 +184,42 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
     expect(patched.body.errors[0]).toMatchObject({ param: "contact_id", code: "invalid_reference" });
   });
 
+  it("keeps engine state apart: another organization never sees, changes or deletes a key of the same name", async () => {
+    const state = (
+      org: TestOrg,
+      method: string,
+      key: string,
+      options: { body?: unknown; headers?: Record<string, string> } = {},
+    ) =>
+      t.request(method, `/v1/engines/finance/state/${encodeURIComponent(key)}`, { key: org.key, ...options });
+    // The state routes' methods, each exercised below (a method added later must be added here).
+    const stateRoutes = new Set(routes.filter((r) => r.path.startsWith("/v1/engines/")).map((r) => r.method));
+    expect([...stateRoutes].sort()).toEqual(["DELETE", "GET", "PUT"]);
+    const owned = await state(owner, "PUT", "shared/key", { body: { value: { owner: owner.id } } });
+    expect(owned.status).toBe(201);
+
+    expect((await state(intruder, "GET", "shared/key")).status).toBe(404);
+    expect((await state(intruder, "DELETE", "shared/key")).status).toBe(404);
+    const guarded = await state(intruder, "PUT", "shared/key", {
+      body: { value: 1 },
+      headers: { "if-match": '"1"' },
+    });
+    expect(guarded.status).toBe(412);
+    const list = await t.request("GET", "/v1/engines/finance/state?prefix=shared", { key: intruder.key });
+    expect(list.body.data).toEqual([]);
+    expect(list.text).not.toContain(owner.id);
+    // Its own key of that name is its own, from version 1.
+    const own = await state(intruder, "PUT", "shared/key", {
+      body: { value: "intruder" },
+      headers: { "if-none-match": "*" },
+    });
+    expect(own.status).toBe(201);
+    expect((await state(intruder, "DELETE", "shared/key")).status).toBe(204);
+
+    const after = await state(owner, "GET", "shared/key");
+    expect(after.body).toEqual(owned.body);
+  });
+
   it("leaves the owner's key working and unrevoked", async () => {
     const me = await t.request("GET", "/v1/me", { key: owner.key });
     expect(me.status).toBe(200);
