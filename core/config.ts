@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cronProblem } from "./cron.ts";
 import { LOG_LEVELS } from "./log.ts";
 
 /**
@@ -46,6 +47,18 @@ const jsonRateLimits = z
     }
   });
 
+const cronSchedule = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const expression = text?.trim() || fallback;
+      const problem = cronProblem(expression);
+      if (problem === undefined) return expression;
+      ctx.addIssue({ code: "custom", message: `must be a cron expression like "${fallback}": ${problem}` });
+      return z.NEVER;
+    });
+
 export const EnvSchema = z
   .object({
     PORT: int(8787, 0).pipe(z.number().max(65535)),
@@ -67,6 +80,8 @@ export const EnvSchema = z
     TESSERA_WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1),
     TESSERA_WEBHOOK_CONCURRENCY: int(64, 1),
     TESSERA_SHUTDOWN_GRACE_MS: int(10_000),
+    TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
+    TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
   })
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
     message: "TESSERA_SECRET is required when DATABASE_URL is set",
@@ -100,6 +115,10 @@ export interface Config {
   /** Webhook sends in flight per worker process. */
   readonly webhookConcurrency: number;
   readonly shutdownGraceMs: number;
+  /** node-cron expression on which every organization's intelligence snapshot is refreshed. */
+  readonly snapshotSchedule: string;
+  /** Snapshots older than this are purged (an organization's latest is always kept). */
+  readonly snapshotRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -136,5 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
     webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+    snapshotSchedule: e.TESSERA_SNAPSHOT_SCHEDULE,
+    snapshotRetentionDays: e.TESSERA_SNAPSHOT_RETENTION_DAYS,
   });
 }
