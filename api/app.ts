@@ -19,6 +19,7 @@ import {
 import { adminRoutes } from "./routes/admin.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
@@ -52,6 +53,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
   documentEvents(app.openAPIRegistry);
+  app.route("/v1/intelligence/snapshots", intelligenceRoutes(deps));
+  documentIntelligence(app.openAPIRegistry);
   const webhookEndpoints = createWebhookEndpointService({
     store: deps.store,
     clock: deps.clock,
