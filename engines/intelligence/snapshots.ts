@@ -135,6 +135,8 @@ export async function refreshAllSnapshots(
         await refreshSnapshot(store, clock, id);
         refreshed++;
       } catch (error) {
+        // An organization deleted since the page was read has nothing left to refresh.
+        if (!(await organizationExists(store, id))) continue;
         failed++;
         log.error("intelligence snapshot failed", { org: id, error });
       }
@@ -142,6 +144,10 @@ export async function refreshAllSnapshots(
     if (orgs.length < 100) return { refreshed, failed };
     after = orgs[orgs.length - 1]!.id;
   }
+}
+
+async function organizationExists(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query("SELECT 1 FROM organizations WHERE id = $1", [id])).length > 0;
 }
 
 /**
