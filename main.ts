@@ -26,6 +26,7 @@ import {
   createResourceServices,
   createScheduler,
   housekeepingJobs,
+  intelligenceJobs,
 } from "./engines/index.ts";
 import { createFunctionHost } from "./runtime/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
@@ -79,7 +80,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const role = options.role ?? "all";
     if (role !== "api") {
-      const jobs = [...housekeepingJobs(config), ...webhookJobs(config)];
+      const jobs = [...housekeepingJobs(config), ...intelligenceJobs(config), ...webhookJobs(config)];
       const scheduler = createScheduler({ store, clock, log, jobs });
       releasers.add("scheduler", () => scheduler.dispose());
       const webhooks = createWebhookWorker({ store, clock, log, config, box: secretBox });

@@ -13,6 +13,7 @@ import { problemResponse, requestIdOf } from "./problem.ts";
 import {
   buildEventCatalog,
   createEngineStateService,
+  latestSnapshot,
   PLATFORM_EVENT_TYPES,
   type CatalogSource,
 } from "../engines/index.ts";
@@ -25,6 +26,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.ts";
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
@@ -78,6 +80,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
   documentEvents(app.openAPIRegistry);
+  app.route("/v1/intelligence/snapshots", intelligenceRoutes(deps));
+  documentIntelligence(app.openAPIRegistry);
   const webhookEndpoints = createWebhookEndpointService({
     store: deps.store,
     clock: deps.clock,
@@ -106,7 +110,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     pool: deps.isolates,
     outbound: deps.outbound,
     engineState,
-    latestSnapshot: () => Promise.resolve(null),
+    latestSnapshot: (orgId) => latestSnapshot(deps.store, orgId),
     platformFetch: (request) => Promise.resolve(app.fetch(request)),
   });
   const functions = createFunctionService({

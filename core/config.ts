@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cronProblem } from "./cron.ts";
 import { LOG_LEVELS } from "./log.ts";
 
 /**
@@ -46,6 +47,18 @@ const jsonRateLimits = z
     }
   });
 
+const cronSchedule = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const expression = text?.trim() || fallback;
+      const problem = cronProblem(expression);
+      if (problem === undefined) return expression;
+      ctx.addIssue({ code: "custom", message: `must be a cron expression like "${fallback}": ${problem}` });
+      return z.NEVER;
+    });
+
 export const EnvSchema = z
   .object({
     PORT: int(8787, 0).pipe(z.number().max(65535)),
@@ -83,6 +96,8 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
     TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
+    TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
+    TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
   })
   .refine(
     (env) =>
@@ -128,6 +143,10 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** Engine state entries one organization may hold, over every engine. */
   readonly engineStateMaxEntries: number;
+  /** node-cron expression on which every organization's intelligence snapshot is refreshed. */
+  readonly snapshotSchedule: string;
+  /** Snapshots older than this are purged (an organization's latest is always kept). */
+  readonly snapshotRetentionDays: number;
   readonly functions: FunctionConfig;
 }
 
@@ -188,6 +207,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterDays: e.TESSERA_WEBHOOK_DISABLE_AFTER_DAYS,
     webhookConcurrency: e.TESSERA_WEBHOOK_CONCURRENCY,
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
+    snapshotSchedule: e.TESSERA_SNAPSHOT_SCHEDULE,
+    snapshotRetentionDays: e.TESSERA_SNAPSHOT_RETENTION_DAYS,
     engineStateMaxEntries: e.TESSERA_ENGINE_STATE_MAX_ENTRIES,
     functions: Object.freeze({
       defaultLimits: Object.freeze({

@@ -7,3 +7,4 @@ export * from "./log.ts";
 export * from "./random.ts";
 export * from "./secret-box.ts";
 export * from "./disposable.ts";
+export * from "./cron.ts";

@@ -58,6 +58,10 @@ export * from "./housekeeping.ts";
 export * from "./events/catalog.ts";
 export * from "./events/outbox.ts";
 export * from "./finance/overdue.ts";
+export * from "./intelligence/schema.ts";
+export * from "./intelligence/compute.ts";
+export * from "./intelligence/snapshots.ts";
+export * from "./intelligence/jobs.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
 export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES];

@@ -25,6 +25,11 @@ const ACTION_BODIES: Record<string, unknown> = {
 /** Fields that change by merely using a credential, not by another org's request. */
 const VOLATILE = new Set(["last_used_at"]);
 
+/** The resource a route with an id belongs to: `/v1/intelligence/snapshots/:id` → `intelligence/snapshots`. */
+function resourceOf(path: string): string {
+  return path.slice("/v1/".length, path.indexOf("/:"));
+}
+
 function stable(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([key]) => !VOLATILE.has(key)));
 }
@@ -100,6 +105,10 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
           id: deployed.body.id,
           snapshot: await read("functions", deployed.body.id),
         });
+      const snapshot = await t.request("POST", "/v1/intelligence/snapshots", { key: org.key });
+      expect(snapshot.status, snapshot.text).toBe(201);
+      if (org === owner)
+        targets.set("intelligence/snapshots", { id: snapshot.body.id, snapshot: snapshot.body });
     }
     const events = await t.request("GET", "/v1/events?per_page=1", { key: owner.key });
     targets.set("events", { id: events.body.data[0].id, snapshot: events.body.data[0] });
@@ -109,7 +118,7 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
   afterAll(() => store.dispose());
 
   it("aims at an object of every /v1 route that takes an id", () => {
-    const segments = routes.filter((r) => r.path.includes("/:id")).map((r) => r.path.split("/")[2]!);
+    const segments = routes.filter((r) => r.path.includes("/:id")).map((r) => resourceOf(r.path));
     expect(segments.length).toBeGreaterThan(0);
     for (const segment of segments) expect(targets.has(segment), `no target for /v1/${segment}`).toBe(true);
   });
@@ -117,7 +126,7 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
   it("answers 404 to every route given the other organization's id, and changes nothing", async () => {
     const aimed = routes.filter((r) => r.path.includes("/:id"));
     for (const route of aimed) {
-      const segment = route.path.split("/")[2]!;
+      const segment = resourceOf(route.path);
       const target = targets.get(segment)!;
       const path = route.path.replace(":id", target.id);
       const response = await t.request(route.method, path, {
