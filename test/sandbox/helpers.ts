@@ -112,3 +112,13 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
   }
   throw new Error("expected the invocation to fail");
 }
+
+/** Boots one isolate for `source`; `dispose()` it after. */
+export async function hostFor(
+  source: string,
+  limits: SandboxLimits = LIMITS,
+  env: Record<string, string> = {},
+) {
+  const { createIsolateHost } = await import("../../sandbox/index.ts");
+  return createIsolateHost({ program: { code: await compile(source), filename: "index.js" }, limits, env });
+}
