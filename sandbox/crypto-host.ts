@@ -1,4 +1,5 @@
 import { webcrypto } from "node:crypto";
+import { types } from "node:util";
 import { CryptoCallSchema } from "./protocol.ts";
 
 /** Marks a key handle in arguments from the guest (sandbox/guest/crypto.ts). */
@@ -58,7 +59,7 @@ export function createCryptoHost() {
 
   const encode = (result: unknown): CryptoResult => {
     if (result instanceof ArrayBuffer) return { t: "bytes", v: new Uint8Array(result) };
-    if (result instanceof webcrypto.CryptoKey) return { t: "key", v: register(result) };
+    if (types.isCryptoKey(result)) return { t: "key", v: register(result as Key) };
     if (result && typeof result === "object" && "privateKey" in result && "publicKey" in result) {
       const pair = result as { publicKey: Key; privateKey: Key };
       return { t: "pair", v: { publicKey: register(pair.publicKey), privateKey: register(pair.privateKey) } };

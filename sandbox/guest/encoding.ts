@@ -207,7 +207,13 @@ export class TextDecoder {
 }
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const BASE64_INDEX = new Map([...BASE64].map((char, i) => [char, i]));
+/** The index of a base64 character by arithmetic: a table of one-character keys would not survive the snapshot. */
+function base64Index(code: number): number {
+  if (code >= 65 && code <= 90) return code - 65;
+  if (code >= 97 && code <= 122) return code - 71;
+  if (code >= 48 && code <= 57) return code + 4;
+  return code === 43 ? 62 : 63;
+}
 
 export function bytesToBase64(bytes: Uint8Array): string {
   let out = "";
@@ -249,8 +255,8 @@ export function atob(data: unknown): string {
   let out = "";
   let buffer = 0;
   let bits = 0;
-  for (const char of text) {
-    buffer = (buffer << 6) | BASE64_INDEX.get(char)!;
+  for (let i = 0; i < text.length; i++) {
+    buffer = ((buffer << 6) | base64Index(text.charCodeAt(i))) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
