@@ -59,7 +59,7 @@ export function createCryptoHost() {
 
   const encode = (result: unknown): CryptoResult => {
     if (result instanceof ArrayBuffer) return { t: "bytes", v: new Uint8Array(result) };
-    if (types.isCryptoKey(result)) return { t: "key", v: register(result as Key) };
+    if (types.isCryptoKey(result)) return { t: "key", v: register(result) };
     if (result && typeof result === "object" && "privateKey" in result && "publicKey" in result) {
       const pair = result as { publicKey: Key; privateKey: Key };
       return { t: "pair", v: { publicKey: register(pair.publicKey), privateKey: register(pair.privateKey) } };
