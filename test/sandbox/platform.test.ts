@@ -293,7 +293,7 @@ describe("the guest platform, compared with Node's", () => {
     expect(result.opened).toBe("top secret");
     const ecPublic = await subtle.importKey(
       "jwk",
-      result.ecJwk as JsonWebKey,
+      result.ecJwk as webcrypto.JsonWebKey,
       { name: "ECDSA", namedCurve: "P-256" },
       false,
       ["verify"],
