@@ -128,7 +128,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     const byId = ref.startsWith("fn_");
     if (!orgId && !byId) return undefined;
     const rows = await store.query(
-      `SELECT f.id, f.org_id, f.name, f.active_version, f.updated_at, d.auth, d.limits
+      `SELECT f.id, f.org_id, f.name, f.active_version, f.secrets_revision, d.auth, d.limits
        FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
        WHERE ${orgId ? "f.org_id = $2 AND " : ""}f.${byId ? "id" : "name"} = $1`,
       orgId ? [ref, orgId] : [ref],
@@ -142,7 +142,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       version: row.active_version as number,
       auth: row.auth as FunctionAuth,
       limits: row.limits as FunctionLimits,
-      revision: String((row.updated_at as Date).getTime()),
+      revision: String(row.secrets_revision),
     };
   }
 
@@ -229,7 +229,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         snapshot: () => snapshot,
         log,
       };
-      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version };
+      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
       let response;
       try {
         response = await pool.invoke(key, () => load(fn), toGuestRequest(fn, request), io);
