@@ -130,6 +130,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     const { op, args } = parseGuestOp(rawOp, raw);
     if (op === "random") return new Uint8Array(randomBytes(args[0] as number));
     if (op === "now") return performance.now() - originMs;
+    if (op === "module") return platform.modules.tr46;
     const state = typeof slot === "number" ? requests.get(slot) : undefined;
     if (!state || state.ended) {
       if (SLOTLESS_OPS.has(op)) return undefined;
@@ -158,7 +159,9 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
         return undefined;
       }
       case "respond":
-        state.respond(...(args as [number, string, Array<[string, string]>, Uint8Array | "stream" | null]));
+        state.respond(
+          ...(args as [number, string, Array<[string, string]>, Uint8Array | "stream" | null, boolean]),
+        );
         return undefined;
       case "chunk":
         state.chunk(args[0] as Uint8Array | null);
@@ -253,8 +256,8 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
         io,
         limits,
         enter: (kind, ...args) => enter(state, kind, ...args),
-        onEnd: () => {
-          if (!isolate.isDisposed) {
+        onEnd: (guestDone) => {
+          if (!isolate.isDisposed && !guestDone) {
             if (entering) queueMicrotask(() => endInGuest(slot));
             else endInGuest(slot);
           }

@@ -14,6 +14,8 @@ export interface GuestPlatform {
   /** sha256 of `code`, hex: names this platform build. */
   hash: string;
   snapshot: ivm.ExternalCopy<ArrayBuffer>;
+  /** Modules kept out of the snapshot, handed to a guest on first use (op "module"). */
+  modules: { tr46: string };
 }
 
 const ENTRY = fileURLToPath(new URL("./guest/index.ts", import.meta.url));
@@ -37,9 +39,12 @@ export function loadGuestPlatform(): Promise<GuestPlatform> {
 }
 
 async function buildPlatform(): Promise<GuestPlatform> {
-  const code = await bundleCached();
+  const [code, tr46] = await Promise.all([
+    bundleCached("platform", bundle),
+    bundleCached("tr46", bundleTr46),
+  ]);
   const snapshot = ivm.Isolate.createSnapshot([{ code, filename: "tessera:platform.js" }]);
-  return { code, hash: createHash("sha256").update(code).digest("hex"), snapshot };
+  return { code, hash: createHash("sha256").update(code).digest("hex"), snapshot, modules: { tr46 } };
 }
 
 /**
@@ -47,7 +52,7 @@ async function buildPlatform(): Promise<GuestPlatform> {
  * by a hash of its inputs (the guest sources and the bundled packages' versions). The
  * snapshot is not: V8 aborts the process on a snapshot from another build.
  */
-async function bundleCached(): Promise<string> {
+async function bundleCached(name: string, build: () => Promise<string>): Promise<string> {
   const guestDir = fileURLToPath(new URL("./guest/", import.meta.url));
   const hash = createHash("sha256");
   for (const name of readdirSync(guestDir).sort())
@@ -63,11 +68,11 @@ async function bundleCached(): Promise<string> {
     hash.update(name).update(readFileSync(require.resolve(`${name}/package.json`)));
   }
   const dir = join(tmpdir(), "tessera-guest-platform");
-  const file = join(dir, `${hash.digest("hex").slice(0, 32)}.js`);
+  const file = join(dir, `${name}-${hash.digest("hex").slice(0, 32)}.js`);
   try {
     return readFileSync(file, "utf8");
   } catch {
-    const code = await bundle();
+    const code = await build();
     mkdirSync(dir, { recursive: true });
     // Written aside, then renamed: a concurrent reader never sees half a file.
     const partial = `${file}.${process.pid}.tmp`;
@@ -75,6 +80,27 @@ async function bundleCached(): Promise<string> {
     renameSync(partial, file);
     return code;
   }
+}
+
+/** tr46 and punycode as one script whose completion value is tr46's exports (see lazyTr46). */
+async function bundleTr46(): Promise<string> {
+  const result = await esbuild.build({
+    stdin: {
+      contents: 'module.exports = require("tr46");',
+      resolveDir: fileURLToPath(new URL(".", import.meta.url)),
+    },
+    bundle: true,
+    write: false,
+    format: "iife",
+    globalName: "__tessera_tr46",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    target: "es2022",
+    logLevel: "silent",
+    minifyWhitespace: true,
+    minifySyntax: true,
+  });
+  return `${result.outputFiles[0]!.text}\nreturn __tessera_tr46;`;
 }
 
 async function bundle(): Promise<string> {
@@ -132,36 +158,34 @@ function longNames(): esbuild.Plugin {
 }
 
 /**
- * tr46 (IDNA, pulled in by whatwg-url) carries a 140 kB mapping table that would be
- * parsed into every isolate's heap; ASCII host names do not need it. This shim
- * lowercases ASCII names without punycode labels itself and loads tr46 (an esbuild
- * lazy CommonJS wrapper) on the first other one.
+ * tr46 (IDNA, pulled in by whatwg-url) is 220 kB of source and tables: in the snapshot it
+ * would cost every isolate's boot. ASCII host names without punycode labels do not need
+ * it (UTS 46 maps them to lowercase), so this shim answers those itself and, on the first
+ * other one, asks the host for tr46 (op "module") and evaluates it with the Function
+ * constructor it captured at startup.
  */
 function lazyTr46(): esbuild.Plugin {
+  const bridge = fileURLToPath(new URL("./guest/bridge.ts", import.meta.url));
   return {
     name: "tessera-lazy-tr46",
     setup(build) {
-      build.onResolve({ filter: /^tr46$/ }, (args) =>
-        args.importer === LAZY_TR46
-          ? undefined
-          : { path: LAZY_TR46, namespace: LAZY_TR46, pluginData: args.resolveDir },
-      );
-      build.onLoad({ filter: /.*/, namespace: LAZY_TR46 }, (args) => ({
-        resolveDir: args.pluginData as string,
+      build.onResolve({ filter: /^tr46$/ }, () => ({ path: LAZY_TR46, namespace: LAZY_TR46 }));
+      build.onLoad({ filter: /.*/, namespace: LAZY_TR46 }, () => ({
         loader: "js",
+        resolveDir: fileURLToPath(new URL("./guest/", import.meta.url)),
         contents: `
+          import { hostSync } from ${JSON.stringify(bridge)};
+          const FunctionConstructor = Function;
           const SIMPLE = /^[\\x21-\\x7e]*$/;
           let real;
-          const load = () => (real ??= require("tr46"));
+          const load = () => (real ??= new FunctionConstructor(hostSync("module", 0, "tr46"))());
           const isSimple = (domain) => SIMPLE.test(domain) && !/(^|\\.)xn--/i.test(domain);
-          module.exports = {
-            toASCII(domain, options) {
-              return isSimple(domain) ? domain.toLowerCase() : load().toASCII(domain, options);
-            },
-            toUnicode(domain, options) {
-              return isSimple(domain) ? { domain: domain.toLowerCase(), error: false } : load().toUnicode(domain, options);
-            },
-          };`,
+          export function toASCII(domain, options) {
+            return isSimple(domain) ? domain.toLowerCase() : load().toASCII(domain, options);
+          }
+          export function toUnicode(domain, options) {
+            return isSimple(domain) ? { domain: domain.toLowerCase(), error: false } : load().toUnicode(domain, options);
+          }`,
       }));
     },
   };

@@ -62,18 +62,21 @@ export const GUEST_OPS = {
     z.string().max(1024),
     Pairs,
     z.union([Bytes, z.literal("stream"), z.null()]),
+    /** True when the guest is done with the request (no stream, no waitUntil): no "end" entry needed. */
+    z.boolean(),
   ]),
   chunk: z.tuple([Bytes.nullable()]),
   "body.error": z.tuple([z.string()]),
   fail: z.tuple([z.string()]),
   idle: z.tuple([]),
   call: z.tuple([z.number().int().positive(), z.enum(["fetch", "call", "crypto"]), z.unknown()]),
+  module: z.tuple([z.enum(["tr46"])]),
 } as const;
 export type GuestOp = keyof typeof GUEST_OPS;
 export type GuestOpArgs<O extends GuestOp> = z.infer<(typeof GUEST_OPS)[O]>;
 
-/** Ops that need no request (random bytes, the clock). */
-export const SLOTLESS_OPS: ReadonlySet<string> = new Set(["random", "now"]);
+/** Ops that need no request (random bytes, the clock, a lazily loaded platform module). */
+export const SLOTLESS_OPS: ReadonlySet<string> = new Set(["random", "now", "module"]);
 
 /** Checks one guest→host message; throws a plain Error the guest sees. */
 export function parseGuestOp(op: unknown, args: unknown[]): { op: GuestOp; args: unknown[] } {

@@ -21,6 +21,7 @@ export interface RequestState {
     statusText: string,
     headers: Array<[string, string]>,
     body: Uint8Array | "stream" | null,
+    guestDone: boolean,
   ): void;
   chunk(bytes: Uint8Array | null): void;
   bodyError(message: string): void;
@@ -34,7 +35,8 @@ export interface RequestStateOptions {
   io: InvocationIO;
   limits: SandboxLimits;
   enter(kind: GuestEntry, ...args: unknown[]): void;
-  onEnd(): void;
+  /** `guestDone`: the guest already forgot the request (it said so when it answered). */
+  onEnd(guestDone: boolean): void;
 }
 
 export function createRequestState(options: RequestStateOptions): RequestState {
@@ -50,6 +52,7 @@ export function createRequestState(options: RequestStateOptions): RequestState {
   let answered = false;
   let bodyDone = false;
   let guestIdle = false;
+  let guestDone = false;
   let ended = false;
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let pulled: (() => void) | undefined;
@@ -60,7 +63,7 @@ export function createRequestState(options: RequestStateOptions): RequestState {
     clearTimeout(wallTimer);
     for (const timer of state.timers.values()) clearTimeout(timer);
     state.timers.clear();
-    options.onEnd();
+    options.onEnd(guestDone);
     resolveFinished();
   };
   const maybeEnd = () => {
@@ -108,9 +111,10 @@ export function createRequestState(options: RequestStateOptions): RequestState {
     get ended() {
       return ended;
     },
-    respond(status, statusText, headers, body) {
+    respond(status, statusText, headers, body, done) {
       if (answered || ended) return;
       answered = true;
+      if (done) guestIdle = guestDone = true;
       let stream: ReadableStream<Uint8Array> | null = null;
       if (body === "stream") stream = bodyStream();
       else {

@@ -14,6 +14,7 @@ export type HostFn = (
   b?: unknown,
   c?: unknown,
   d?: unknown,
+  e?: unknown,
 ) => unknown;
 
 let host: HostFn | undefined;
@@ -71,10 +72,11 @@ export function hostSync(
   b?: unknown,
   c?: unknown,
   d?: unknown,
+  e?: unknown,
 ): unknown {
   if (!host) throw new Error("the platform is not initialised");
   // Called directly, never through .call/.apply: a guest could patch those and see `host`.
-  return host(op, slot, a, b, c, d);
+  return host(op, slot, a, b, c, d, e);
 }
 
 interface PendingCall {

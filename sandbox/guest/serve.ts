@@ -187,6 +187,13 @@ function respond(state: Slot, response: unknown): void {
     payload = "stream";
   }
   state.responded = true;
+  // Nothing more to come (bytes known, no waitUntil): say so now and forget the request,
+  // which spares the host an "idle" call and an "end" entry on the common path.
+  const done = payload !== "stream" && state.waitUntil === 0;
+  if (done) {
+    state.idleSent = true;
+    endRequest(state.slot);
+  }
   hostSync(
     "respond",
     state.slot,
@@ -194,8 +201,9 @@ function respond(state: Slot, response: unknown): void {
     response.statusText,
     Headers.toList(response.headers),
     payload,
+    done,
   );
-  maybeIdle(state);
+  if (!done) maybeIdle(state);
 }
 
 /** Entry "request". */
