@@ -38,6 +38,9 @@ export interface IsolateHost {
 
 /** Timers one request may have pending at once. */
 const MAX_TIMERS_PER_REQUEST = 10_000;
+/** An entry may take this many times the CPU left to its request in wall time (plus WALL_SLACK_MS) before it is stopped. */
+const WALL_SLACK = 2;
+const WALL_SLACK_MS = 10;
 
 /**
  * Boots an isolate from the platform snapshot, runs `program` in it and returns its
@@ -81,7 +84,9 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     try {
       dispatch.applySync(undefined, [kind, state.slot, ...args], {
         arguments: { copy: true },
-        timeout: Math.max(1, Math.ceil(Number(leftNs) / 1e6)),
+        // isolated-vm's timeout counts wall time: on a busy machine an entry takes longer than the
+        // CPU it uses, so it gets slack here; the CPU it really used is counted just below.
+        timeout: Math.ceil((Number(leftNs) / 1e6) * WALL_SLACK) + WALL_SLACK_MS,
       });
     } catch (cause) {
       entryFailed(state, cause);
@@ -89,6 +94,8 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
       entering = false;
       if (!isolate.isDisposed) state.cpuNs += isolate.cpuTime - before;
     }
+    // Over its budget within the slack: the request fails, the isolate (not stopped mid-run) stays.
+    if (!state.ended && !isolate.isDisposed && state.cpuNs > cpuLimitNs) state.fail(cpuLimitError(limits));
   }
 
   /** Whatever escaped an entry: a limit (the isolate goes), or the guest's own throw or unhandled rejection. */
