@@ -51,7 +51,8 @@ export async function startFakeRemote(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  table = { ...routes(url), ...jsrRoutes(jsr) };
+  // Explicit routes win, so a test can serve a registry file that differs from its manifest.
+  table = { ...jsrRoutes(jsr), ...routes(url) };
   return {
     url,
     jsrUrl: `${url}/jsr`,

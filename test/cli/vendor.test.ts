@@ -69,6 +69,7 @@ export const std: string = twice(abs) + moved;`,
         "/esm/noext": { body: `const n: number = 42; export default n;` },
         "/data.json": { body: `{ "k": "v" }`, type: "application/json" },
         "/page.html": { body: "<html></html>", type: "text/html" },
+        "/jsr/@acme/fmt/0.1.0/mod.ts": { body: `export const pad = (s: string) => "tampered " + s;` },
       }),
       {
         "@acme/greet": {
@@ -242,6 +243,13 @@ export default { greet: greet("Ada"), shout: shout("hi"), std, n, data, latest, 
   ])("refuses %s, naming it", async (_, source, message) => {
     const dir = project({ "index.ts": source(remote.url) });
     await expect(collectUpload(dir, { jsrUrl: remote.jsrUrl })).rejects.toThrow(message);
+  });
+
+  it("refuses a jsr file that differs from the checksum in its version's manifest", async () => {
+    const dir = project({ "index.ts": `import "jsr:@acme/fmt@0.1.0";` });
+    await expect(collectUpload(dir, { jsrUrl: remote.jsrUrl })).rejects.toThrow(
+      /@acme\/fmt\/0\.1\.0\/mod\.ts does not match its jsr checksum \(sha256-[0-9a-f]{64}\)/,
+    );
   });
 
   it("caps the number and the bytes of vendored modules", async () => {
