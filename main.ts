@@ -28,7 +28,7 @@ import {
   housekeepingJobs,
   intelligenceJobs,
 } from "./engines/index.ts";
-import { createFunctionHost } from "./runtime/index.ts";
+import { createFunctionHost, functionJobs } from "./runtime/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
 import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
@@ -80,7 +80,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const role = options.role ?? "all";
     if (role !== "api") {
-      const jobs = [...housekeepingJobs(config), ...intelligenceJobs(config), ...webhookJobs(config)];
+      const jobs = [
+        ...housekeepingJobs(config),
+        ...intelligenceJobs(config),
+        ...webhookJobs(config),
+        ...functionJobs(config),
+      ];
       const scheduler = createScheduler({ store, clock, log, jobs });
       releasers.add("scheduler", () => scheduler.dispose());
       const webhooks = createWebhookWorker({ store, clock, log, config, box: secretBox });

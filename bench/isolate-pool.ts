@@ -1,9 +1,12 @@
-import { readFileSync } from "node:fs";
 import { runInNewContext } from "node:vm";
+import { compileFunction, stopCompiler } from "../runtime/index.ts";
 import {
   createIsolateHost,
   createIsolatePool,
-  type GuestMessage,
+  loadGuestPlatform,
+  type InvocationIO,
+  type InvocationRequest,
+  type InvocationResponse,
   type LoadedFunction,
   type SandboxLimits,
 } from "../sandbox/index.ts";
@@ -17,28 +20,36 @@ import {
 } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
 
-const ECHO = readFileSync(new URL("../test/fixtures/guest/echo.js", import.meta.url), "utf8");
+/** The trivial function of the targets: one handler, one small text response. */
+const TRIVIAL = `export default { fetch: (request) => new Response("ok " + request.method) };`;
 const LIMITS: SandboxLimits = { memoryLimitMb: 32, cpuTimeLimitMs: 1_000, wallTimeLimitMs: 5_000 };
 const SIZES = {
   full: { boots: 300, invokes: 20_000, idle: 1_000 },
   tiny: { boots: 20, invokes: 500, idle: 20 },
 };
-const MESSAGE: GuestMessage = {
-  kind: "request",
+const REQUEST: InvocationRequest = {
   requestId: "req_bench",
   method: "GET",
   url: "https://fn.example/",
   headers: [],
   body: null,
+  context: { user: null },
+};
+const IO: InvocationIO = {
+  fetch: () => Promise.reject(new Error("no network in the benchmark")),
+  call: () => Promise.resolve(null),
+  snapshot: () => null,
+  log: () => {},
 };
 
-/**
- * The isolate boundary, host side, in this process: a cold boot (new isolate,
- * compile with and without the V8 code cache, run the top level), a warm invocation
- * through the pool, and the memory of many warm idle isolates. Anchors: the same
- * program in a `node:vm` context (a fresh context, then a direct call). The in-isolate
- * web platform and its snapshot are not in these numbers yet (issue 4).
- */
+/** Reads the whole response the way the runtime will (body to the end, then `finished`). */
+async function drain(response: InvocationResponse): Promise<number> {
+  let bytes = 0;
+  if (response.body) for await (const chunk of response.body) bytes += chunk.byteLength;
+  await response.finished;
+  return bytes;
+}
+
 export const isolatePool: Benchmark = {
   name: "isolate-pool",
   summary: "isolate cold boot, warm invocation overhead and idle memory (host side) vs node:vm",
@@ -48,23 +59,30 @@ export const isolatePool: Benchmark = {
     const invokes = numberFlag(options.flags, "invokes", size.invokes);
     const idle = numberFlag(options.flags, "idle", size.idle);
 
-    options.log(`  ${boots} cold boots (no code cache, then with it)`);
-    const cold = await coldBoots(boots, undefined);
-    const probe = await createIsolateHost({ program: { code: ECHO, filename: "echo.js" }, limits: LIMITS });
+    const code = (await compileFunction({ "index.ts": TRIVIAL }, "index.ts", { maxBundleBytes: 1 << 20 }))
+      .code;
+    await stopCompiler();
+    const platformStarted = performance.now();
+    const platform = await loadGuestPlatform();
+    const platformMs = performance.now() - platformStarted;
+    options.log(
+      `  platform ${Math.round(platform.code.length / 1024)} kB, ready in ${platformMs.toFixed(0)} ms`,
+    );
+
+    options.log(`  ${boots} cold starts (no code cache, then with it)`);
+    const cold = await coldBoots(code, boots, undefined);
+    const probe = await createIsolateHost({ program: { code, filename: "fn.js" }, limits: LIMITS });
     const cachedData = probe.producedCachedData;
     probe.dispose();
-    const cached = await coldBoots(boots, cachedData);
-    const vmCold = timeEach(boots, () => {
-      const sandbox: Record<string, unknown> = {};
-      runInNewContext(ECHO, sandbox);
-    });
+    const cached = await coldBoots(code, boots, cachedData);
+    const vmCold = await vmColdStarts(code, boots);
 
     options.log(`  ${invokes} warm invocations`);
-    const warm = await warmInvocations(invokes);
-    const vmWarm = await vmInvocations(invokes);
+    const warm = await warmInvocations(code, invokes);
+    const vmWarm = await vmInvocations(code, invokes);
 
     options.log(`  ${idle} warm idle isolates`);
-    const memory = await idleIsolates(idle);
+    const memory = await idleIsolates(code, idle);
 
     const overheadUs = warm.median - vmWarm.median;
     return {
@@ -72,9 +90,9 @@ export const isolatePool: Benchmark = {
       description: `host side, ${boots} boots, ${invokes} invocations, ${idle} idle isolates`,
       params: { boots, invokes, idle, limits: LIMITS },
       rows: [
-        row("cold boot, no code cache", cold, "µs", vmCold),
-        row("cold boot, V8 code cache", cached, "µs", vmCold),
-        row("anchor: node:vm new context + run", vmCold, "µs"),
+        row("cold start, no code cache", cold, "µs", vmCold),
+        row("cold start, V8 code cache", cached, "µs", vmCold),
+        row("anchor: node:vm new context + run + call", vmCold, "µs"),
         row("warm invoke via pool", warm, "µs", vmWarm),
         row("anchor: direct call in node:vm", vmWarm, "µs"),
       ],
@@ -84,7 +102,17 @@ export const isolatePool: Benchmark = {
         target("warm overhead p50 ≤ 50 µs", overheadUs, "<", 50.001, "µs"),
         target(`${idle} idle isolates ≤ 3 GB RSS`, memory.rssMb * (1000 / idle), "<", 3072, "MB per 1,000"),
       ],
-      details: { cold, cached, vmCold, warm, vmWarm, overheadUs, memory },
+      details: {
+        platformMs,
+        platformBytes: platform.code.length,
+        cold,
+        cached,
+        vmCold,
+        warm,
+        vmWarm,
+        overheadUs,
+        memory,
+      },
     };
   },
 };
@@ -105,42 +133,51 @@ function row(
   };
 }
 
-function timeEach(count: number, fn: () => void) {
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    fn();
-    samples.push((performance.now() - started) * 1000);
-  }
-  return summarize(samples);
-}
-
-async function coldBoots(count: number, cachedData: Uint8Array | undefined) {
+async function coldBoots(code: string, count: number, cachedData: Uint8Array | undefined) {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     const host = await createIsolateHost({
-      program: { code: ECHO, filename: "echo.js", ...(cachedData ? { cachedData } : {}) },
+      program: { code, filename: "fn.js", ...(cachedData ? { cachedData } : {}) },
       limits: LIMITS,
     });
-    await host.invoke(MESSAGE);
+    await drain(await host.invoke(REQUEST, IO));
     samples.push((performance.now() - started) * 1000);
     host.dispose();
   }
   return summarize(samples);
 }
 
-async function warmInvocations(count: number) {
+/** The program in a fresh node:vm context with Node's own web classes, then one call. */
+async function vmColdStarts(code: string, count: number) {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const handler = vmHandler(code);
+    await (await handler(new Request(REQUEST.url))).text();
+    samples.push((performance.now() - started) * 1000);
+  }
+  return summarize(samples);
+}
+
+function vmHandler(code: string): (request: Request) => Promise<Response> {
+  const sandbox: Record<string, unknown> = { Response, Request, Headers };
+  runInNewContext(code, sandbox);
+  const module = sandbox.__tessera_module as { default: { fetch: (request: Request) => Response } };
+  return async (request) => module.default.fetch(request);
+}
+
+async function warmInvocations(code: string, count: number) {
   const pool = createIsolatePool({ maxIsolates: 10, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
   const load = (): Promise<LoadedFunction> =>
-    Promise.resolve({ program: { code: ECHO, filename: "echo.js" }, limits: LIMITS });
-  const key = { orgId: "org_bench", functionId: "fn_echo", version: 1 };
+    Promise.resolve({ program: { code, filename: "fn.js" }, limits: LIMITS, env: {} });
+  const key = { orgId: "org_bench", functionId: "fn_trivial", version: 1 };
   try {
-    for (let i = 0; i < 200; i++) await pool.invoke(key, load, MESSAGE);
+    for (let i = 0; i < 200; i++) await drain(await pool.invoke(key, load, REQUEST, IO));
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
       const started = performance.now();
-      await pool.invoke(key, load, MESSAGE);
+      await drain(await pool.invoke(key, load, REQUEST, IO));
       samples.push((performance.now() - started) * 1000);
     }
     return summarize(samples);
@@ -149,20 +186,18 @@ async function warmInvocations(count: number) {
   }
 }
 
-async function vmInvocations(count: number) {
-  const sandbox: Record<string, unknown> = {};
-  runInNewContext(ECHO, sandbox);
-  const dispatch = sandbox.__tessera_dispatch as (message: string) => Promise<string>;
+async function vmInvocations(code: string, count: number) {
+  const handler = vmHandler(code);
   const samples: number[] = [];
   for (let i = 0; i < 200 + count; i++) {
     const started = performance.now();
-    JSON.parse(await dispatch(JSON.stringify(MESSAGE)));
+    await (await handler(new Request(REQUEST.url))).text();
     if (i >= 200) samples.push((performance.now() - started) * 1000);
   }
   return summarize(samples);
 }
 
-async function idleIsolates(count: number) {
+async function idleIsolates(code: string, count: number) {
   global.gc?.();
   const before = process.memoryUsage().rss;
   const pool = createIsolatePool({
@@ -171,10 +206,12 @@ async function idleIsolates(count: number) {
     idleTimeoutMs: 3_600_000,
   });
   const load = (): Promise<LoadedFunction> =>
-    Promise.resolve({ program: { code: ECHO, filename: "echo.js" }, limits: LIMITS });
+    Promise.resolve({ program: { code, filename: "fn.js" }, limits: LIMITS, env: {} });
   try {
     for (let i = 0; i < count; i++) {
-      await pool.invoke({ orgId: `org_${i}`, functionId: "fn_echo", version: 1 }, load, MESSAGE);
+      await drain(
+        await pool.invoke({ orgId: `org_${i}`, functionId: "fn_trivial", version: 1 }, load, REQUEST, IO),
+      );
     }
     const rssMb = (process.memoryUsage().rss - before) / (1024 * 1024);
     const stats = await pool.stats();

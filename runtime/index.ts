@@ -8,3 +8,4 @@ export * from "./outbound.ts";
 export * from "./function-events.ts";
 export type { FunctionPool } from "./pending-sandbox-types.ts";
 export * from "./host.ts";
+export * from "./housekeeping.ts";

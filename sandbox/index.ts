@@ -1,4 +1,6 @@
 export * from "./limits.ts";
-export * from "./protocol.ts";
+export * from "./invocation.ts";
+export { GUEST_OPS, SLOTLESS_OPS, parseGuestOp, type GuestEntry, type GuestOp } from "./protocol.ts";
+export { loadGuestPlatform, type GuestPlatform } from "./platform.ts";
 export * from "./isolate-host.ts";
 export * from "./pool.ts";

@@ -1,9 +1,14 @@
+import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import { AppError, isAppError } from "../core/index.ts";
+import { createCryptoHost } from "./crypto-host.ts";
+import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
-import { GUEST_ENTRY, GuestReplySchema, type GuestMessage, type GuestReply } from "./protocol.ts";
+import { loadGuestPlatform } from "./platform.ts";
+import { FetchCallSchema, OpCallSchema, SLOTLESS_OPS, parseGuestOp, type GuestEntry } from "./protocol.ts";
+import { createRequestState, type RequestState } from "./request-state.ts";
 
-/** A guest program: one script (already bundled) that defines the dispatch entry. */
+/** A guest program: one script (already bundled) that runs the function's top level. */
 export interface GuestProgram {
   code: string;
   /** Shown in stack traces, e.g. `fn_3kTq@v2.js`. */
@@ -15,10 +20,8 @@ export interface GuestProgram {
 export interface IsolateHostOptions {
   program: GuestProgram;
   limits: SandboxLimits;
-  /** Startup snapshot of the in-isolate platform, when the runtime provides one. */
-  snapshot?: ivm.ExternalCopy<ArrayBuffer>;
-  /** How often the CPU watchdog looks, ms. */
-  watchdogIntervalMs?: number;
+  /** Secrets: `Deno.env` and the `env` argument; fixed for the isolate's life. */
+  env?: Record<string, string>;
 }
 
 /** One isolate running one deployed version of one organization's function. */
@@ -28,167 +31,299 @@ export interface IsolateHost {
   readonly inFlight: number;
   /** V8 code cache for the program, when this boot produced one (store it with the deployment). */
   readonly producedCachedData: Uint8Array | undefined;
-  invoke(message: GuestMessage): Promise<GuestReply>;
+  invoke(request: InvocationRequest, io: InvocationIO): Promise<InvocationResponse>;
   heapUsedBytes(): number;
   dispose(): void;
 }
 
+/** Timers one request may have pending at once. */
+const MAX_TIMERS_PER_REQUEST = 10_000;
+
 /**
- * Boots an isolate with `program` and returns its host, or throws `function_failed`
- * (the program threw, looped or exhausted its heap at boot; its isolate is gone).
+ * Boots an isolate from the platform snapshot, runs `program` in it and returns its
+ * host, or throws `function_failed` (the program threw, looped, exhausted its heap or
+ * declared no handler at boot; its isolate is gone).
  *
- * Limits (isolated-vm 5 on Node 20): the heap limit disposes the isolate itself;
- * `timeout` only bounds synchronous runs, so CPU time is also watched from the host
- * (`isolate.cpuTime`) and the isolate disposed when a request exceeds it, which stops
- * code that loops after an `await` too. Wall time fails the request, not the isolate.
+ * Every later entry into the guest is a synchronous `applySync` whose `timeout` is the
+ * remaining CPU budget of the request it belongs to. isolated-vm runs the microtask
+ * checkpoint inside that call and the timeout covers it, so `await null; for(;;){}`
+ * is stopped too (test/sandbox/bridge.test.ts). Entries never run in parallel with
+ * Node, so the guest cannot run unobserved.
  */
 export async function createIsolateHost(options: IsolateHostOptions): Promise<IsolateHost> {
   const { program, limits } = options;
-  const isolate = new ivm.Isolate({
-    memoryLimit: limits.memoryLimitMb,
-    ...(options.snapshot ? { snapshot: options.snapshot } : {}),
-  });
+  const platform = await loadGuestPlatform();
+  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb, snapshot: platform.snapshot });
+  const requests = new Map<number, RequestState>();
+  const crypto = createCryptoHost();
+  const originMs = performance.now();
+  const cpuLimitNs = BigInt(limits.cpuTimeLimitMs) * 1_000_000n;
   let producedCachedData: Uint8Array | undefined;
-  let dispatch: ivm.Reference<(message: string) => Promise<string>>;
+  let dispatch: ivm.Reference<(...args: unknown[]) => unknown>;
+  let entering = false;
+  let nextSlot = 1;
+
+  /** One entry into the guest for `state`, bounded by what is left of its CPU budget. */
+  function enter(state: RequestState, kind: GuestEntry, ...args: unknown[]): void {
+    if (isolate.isDisposed || state.ended) return;
+    if (entering) {
+      // A host callback never re-enters the guest synchronously: the entry waits its turn.
+      queueMicrotask(() => enter(state, kind, ...args));
+      return;
+    }
+    const leftNs = cpuLimitNs - state.cpuNs;
+    if (leftNs <= 0n) {
+      state.fail(cpuLimitError(limits));
+      return;
+    }
+    entering = true;
+    const before = isolate.cpuTime;
+    try {
+      dispatch.applySync(undefined, [kind, state.slot, ...args], {
+        arguments: { copy: true },
+        timeout: Math.max(1, Math.ceil(Number(leftNs) / 1e6)),
+      });
+    } catch (cause) {
+      entryFailed(state, cause);
+    } finally {
+      entering = false;
+      if (!isolate.isDisposed) state.cpuNs += isolate.cpuTime - before;
+    }
+  }
+
+  /** Whatever escaped an entry: a limit (the isolate goes), or the guest's own throw or unhandled rejection. */
+  function entryFailed(state: RequestState, cause: unknown): void {
+    const message = guestMessage(cause);
+    const timedOut = /Script execution timed out/.test(message);
+    if (timedOut || isolate.isDisposed || /memory limit/i.test(message)) {
+      const fault = timedOut
+        ? cpuLimitError(limits, cause)
+        : new AppError(
+            "function_memory_limit",
+            `The function exceeded its ${limits.memoryLimitMb} MB memory limit`,
+            {
+              cause,
+            },
+          );
+      state.fail(fault);
+      recycle(
+        fault.code === "function_cpu_limit"
+          ? "another request exceeded the CPU limit"
+          : "another request exhausted the memory",
+      );
+      return;
+    }
+    state.io.log("error", `Uncaught ${stackOf(cause)}`);
+    state.fail(new AppError("function_failed", `The function threw: ${message}`, { cause }));
+  }
+
+  /** Disposes the isolate; every request still in it fails (the pool boots a fresh one). */
+  function recycle(why: string): void {
+    if (!isolate.isDisposed) isolate.dispose();
+    for (const state of [...requests.values()]) {
+      state.fail(new AppError("function_failed", `The function's isolate was recycled: ${why}`));
+    }
+  }
+
+  /** Guest→host: every message is checked before anything acts on it. */
+  function onGuestOp(rawOp: unknown, slot: unknown, ...raw: unknown[]): unknown {
+    const { op, args } = parseGuestOp(rawOp, raw);
+    if (op === "random") return new Uint8Array(randomBytes(args[0] as number));
+    if (op === "now") return performance.now() - originMs;
+    const state = typeof slot === "number" ? requests.get(slot) : undefined;
+    if (!state || state.ended) {
+      if (SLOTLESS_OPS.has(op)) return undefined;
+      throw new Error("This request has already ended");
+    }
+    switch (op) {
+      case "log":
+        state.io.log(args[0] as never, args[1] as string);
+        return undefined;
+      case "snapshot":
+        return state.io.snapshot();
+      case "timer.set": {
+        if (state.timers.size >= MAX_TIMERS_PER_REQUEST) throw new Error("Too many timers");
+        const [id, ms, repeat] = args as [number, number, boolean];
+        const fire = () => {
+          if (!repeat) state.timers.delete(id);
+          enter(state, "timer", id);
+        };
+        state.timers.set(id, repeat ? setInterval(fire, ms) : setTimeout(fire, ms));
+        return undefined;
+      }
+      case "timer.clear": {
+        const id = args[0] as number;
+        clearTimeout(state.timers.get(id));
+        state.timers.delete(id);
+        return undefined;
+      }
+      case "respond":
+        state.respond(...(args as [number, string, Array<[string, string]>, Uint8Array | "stream" | null]));
+        return undefined;
+      case "chunk":
+        state.chunk(args[0] as Uint8Array | null);
+        return undefined;
+      case "body.error":
+        state.bodyError(args[0] as string);
+        return undefined;
+      case "fail":
+        state.io.log("error", `Uncaught ${args[0] as string}`);
+        state.fail(new AppError("function_failed", `The function threw: ${firstLine(args[0] as string)}`));
+        return undefined;
+      case "idle":
+        state.idle();
+        return undefined;
+      case "call":
+        startCall(state, ...(args as [number, "fetch" | "call" | "crypto", unknown]));
+        return undefined;
+    }
+  }
+
+  /** An asynchronous host operation; its outcome is a later entry ("settle") of the same request. */
+  function startCall(
+    state: RequestState,
+    id: number,
+    kind: "fetch" | "call" | "crypto",
+    payload: unknown,
+  ): void {
+    const work = (async () => {
+      if (kind === "crypto") return crypto.run(payload);
+      if (kind === "fetch") {
+        const { via, ...request } = FetchCallSchema.parse(payload);
+        return state.io.fetch(request, via);
+      }
+      const { op, args } = OpCallSchema.parse(payload);
+      return state.io.call(op, args);
+    })();
+    work.then(
+      (value) => enter(state, "settle", id, true, value),
+      (error: unknown) =>
+        enter(state, "settle", id, false, {
+          name: kind === "fetch" ? "TypeError" : kind === "crypto" ? cryptoErrorName(error) : "Error",
+          message: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  }
+
   try {
-    const context = await isolate.createContext();
+    const context = isolate.createContextSync();
+    const boot = context.global.getSync("__tessera_boot", { reference: true }) as ivm.Reference<
+      (...args: unknown[]) => unknown
+    >;
+    dispatch = boot.applySync(
+      undefined,
+      [new ivm.Callback(onGuestOp), JSON.stringify(options.env ?? {}), Date.now()],
+      {
+        result: { reference: true },
+      },
+    ) as typeof dispatch;
+    boot.release();
     const cachedData = program.cachedData
       ? new ivm.ExternalCopy(program.cachedData.slice().buffer)
       : undefined;
-    const script = (await isolate.compileScript(program.code, {
+    const script = isolate.compileScriptSync(program.code, {
       filename: program.filename,
       ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    })) as ivm.Script & ivm.CachedDataResult;
+    }) as ivm.Script & ivm.CachedDataResult;
     if (script.cachedData) producedCachedData = new Uint8Array(script.cachedData.copy());
-    // Boot gets the wall time limit for its synchronous top level (module evaluation).
-    await script.run(context, { timeout: limits.wallTimeLimitMs });
-    dispatch = (await context.global.get(GUEST_ENTRY, { reference: true })) as typeof dispatch;
-    if (dispatch.typeof !== "function") {
-      throw new Error(`the program does not define globalThis.${GUEST_ENTRY}`);
-    }
+    // The top level runs off the Node thread (async run), so a boot that loops cannot stall the service.
+    await script.run(context, {
+      timeout: Math.min(limits.wallTimeLimitMs, Math.max(1_000, limits.cpuTimeLimitMs)),
+    });
+    const missing = dispatch.applySync(undefined, ["boot", 0], { timeout: 1_000 }) as string;
+    if (missing) throw new Error(missing);
   } catch (cause) {
     if (!isolate.isDisposed) isolate.dispose();
     throw new AppError("function_failed", `The function failed to start: ${guestMessage(cause)}`, { cause });
   }
-
-  let inFlight = 0;
-  let killedForCpu = false;
-  const watchdogMs = options.watchdogIntervalMs ?? Math.max(1, Math.min(10, limits.cpuTimeLimitMs / 5));
-  const cpuLimitNs = BigInt(limits.cpuTimeLimitMs) * 1_000_000n;
-
-  const invoke = async (message: GuestMessage): Promise<GuestReply> => {
-    if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
-    inFlight++;
-    const cpuAtStart = isolate.cpuTime;
-    let watchdog: NodeJS.Timeout | undefined;
-    let wallTimer: NodeJS.Timeout | undefined;
-    let overCpu = false;
-    try {
-      const reply = dispatch.apply(undefined, [JSON.stringify(message)], {
-        arguments: { copy: true },
-        result: { promise: true, copy: true },
-        // Wall time, not CPU: on a busy machine a synchronous run can take longer than its
-        // CPU time; the watchdog below counts the CPU the isolate really used.
-        timeout: limits.wallTimeLimitMs,
-      }) as Promise<unknown>;
-      const limited = new Promise<never>((_, reject) => {
-        watchdog = setInterval(() => {
-          if (isolate.isDisposed || isolate.cpuTime - cpuAtStart <= cpuLimitNs) return;
-          overCpu = true;
-          killedForCpu = true;
-          isolate.dispose();
-        }, watchdogMs);
-        wallTimer = setTimeout(
-          () =>
-            reject(
-              new AppError(
-                "function_timeout",
-                `The function did not answer within ${limits.wallTimeLimitMs} ms`,
-              ),
-            ),
-          limits.wallTimeLimitMs,
-        );
-      });
-      const raw = await Promise.race([reply, limited]);
-      return parseReply(raw);
-    } catch (cause) {
-      throw classify(cause, { overCpu, killedForCpu, isolate, limits });
-    } finally {
-      clearInterval(watchdog);
-      clearTimeout(wallTimer);
-      inFlight--;
-    }
-  };
 
   return {
     get healthy() {
       return !isolate.isDisposed;
     },
     get inFlight() {
-      return inFlight;
+      return requests.size;
     },
     producedCachedData,
-    invoke,
-    heapUsedBytes: () => (isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size),
-    dispose: () => {
-      if (!isolate.isDisposed) isolate.dispose();
+    async invoke(request, io) {
+      if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
+      const slot = nextSlot++;
+      const state = createRequestState({
+        slot,
+        io,
+        limits,
+        enter: (kind, ...args) => enter(state, kind, ...args),
+        onEnd: () => {
+          if (!isolate.isDisposed) {
+            if (entering) queueMicrotask(() => endInGuest(slot));
+            else endInGuest(slot);
+          }
+          requests.delete(slot);
+        },
+      });
+      requests.set(slot, state);
+      const { method, url, headers, body, context } = request;
+      enter(
+        state,
+        "request",
+        method,
+        url,
+        headers.map(([n, v]) => [n.toLowerCase(), v]),
+        body,
+        JSON.stringify(context),
+      );
+      return state.response;
     },
+    heapUsedBytes: () => (isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size),
+    dispose: () => recycle("it was disposed"),
   };
+
+  function endInGuest(slot: number): void {
+    if (isolate.isDisposed) return;
+    try {
+      dispatch.applySync(undefined, ["end", slot], { timeout: 100 });
+    } catch {
+      // Forgetting a request runs only platform code; if even that fails, the isolate goes.
+      recycle("the platform failed");
+    }
+  }
 }
 
-function parseReply(raw: unknown): GuestReply {
-  let value: unknown;
-  try {
-    value = typeof raw === "string" ? JSON.parse(raw) : undefined;
-  } catch {
-    value = undefined;
-  }
-  const parsed = GuestReplySchema.safeParse(value);
-  if (!parsed.success) {
-    throw new AppError("function_failed", "The function answered something that is not a response");
-  }
-  return parsed.data;
+function cpuLimitError(limits: SandboxLimits, cause?: unknown): AppError {
+  return new AppError(
+    "function_cpu_limit",
+    `The function used more than ${limits.cpuTimeLimitMs} ms of CPU time`,
+    {
+      cause,
+    },
+  );
 }
 
-/** Turns whatever ended a request into the code that says which limit, or that it threw. */
-function classify(
-  cause: unknown,
-  state: { overCpu: boolean; killedForCpu: boolean; isolate: ivm.Isolate; limits: SandboxLimits },
-): AppError {
-  if (isAppError(cause)) return cause;
-  const message = guestMessage(cause);
-  if (/Script execution timed out/.test(message) && !state.overCpu) {
-    if (!state.isolate.isDisposed) state.isolate.dispose();
-    return new AppError(
-      "function_timeout",
-      `The function did not answer within ${state.limits.wallTimeLimitMs} ms`,
-      { cause },
-    );
-  }
-  if (state.overCpu) {
-    if (!state.isolate.isDisposed) state.isolate.dispose();
-    return new AppError(
-      "function_cpu_limit",
-      `The function used more than ${state.limits.cpuTimeLimitMs} ms of CPU time`,
-      { cause },
-    );
-  }
-  if (/memory limit/i.test(message)) {
-    return new AppError(
-      "function_memory_limit",
-      `The function exceeded its ${state.limits.memoryLimitMb} MB memory limit`,
-      { cause },
-    );
-  }
-  if (state.isolate.isDisposed) {
-    const why = state.killedForCpu ? "another request exceeded the CPU limit" : "it was disposed";
-    return new AppError("function_failed", `The function's isolate was recycled: ${why}`, { cause });
-  }
-  return new AppError("function_failed", `The function threw: ${message}`, { cause });
+/** WebCrypto reports failures by DOMException name (NotSupportedError, DataError, OperationError…). */
+function cryptoErrorName(error: unknown): string {
+  const name = (error as { name?: unknown })?.name;
+  if (typeof name === "string" && /^[A-Za-z]+Error$/.test(name))
+    return name === "Error" ? "OperationError" : name;
+  return "OperationError";
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!.slice(0, 500);
 }
 
 /** The guest's error message, without host stack frames. */
 function guestMessage(cause: unknown): string {
+  if (isAppError(cause)) return cause.message;
   const message = cause instanceof Error ? cause.message : String(cause);
-  return message.split("\n")[0]!.slice(0, 500);
+  return firstLine(message);
+}
+
+function stackOf(cause: unknown): string {
+  if (cause instanceof Error) {
+    const lines = (cause.stack ?? cause.message).split("\n");
+    // Frames of the guest only: isolated-vm appends the host's after "<isolated-vm boundary>".
+    const boundary = lines.findIndex((line) => line.includes("<isolated-vm boundary>"));
+    return (boundary >= 0 ? lines.slice(0, boundary) : lines).join("\n");
+  }
+  return String(cause);
 }

@@ -1,7 +1,7 @@
 import { AppError, type Disposable } from "../core/index.ts";
 import { createIsolateHost, type GuestProgram, type IsolateHost } from "./isolate-host.ts";
+import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
-import type { GuestMessage, GuestReply } from "./protocol.ts";
 
 /** Names one deployed version of one organization's function: the unit of isolation. */
 export interface FunctionKey {
@@ -10,10 +10,12 @@ export interface FunctionKey {
   version: number;
 }
 
-/** What the pool needs to boot a function: its program and its limits (loaded on a miss). */
+/** What the pool needs to boot a function (loaded on a miss). */
 export interface LoadedFunction {
   program: GuestProgram;
   limits: SandboxLimits;
+  /** Secrets (`Deno.env`, the `env` argument); fixed for the isolate's life: retire it when they change. */
+  env: Record<string, string>;
 }
 
 export interface IsolatePoolOptions {
@@ -33,7 +35,12 @@ export interface IsolatePool extends Disposable {
    * a fault). Concurrent requests to one function interleave in its isolate; two
    * organizations never share one.
    */
-  invoke(key: FunctionKey, load: () => Promise<LoadedFunction>, message: GuestMessage): Promise<GuestReply>;
+  invoke(
+    key: FunctionKey,
+    load: () => Promise<LoadedFunction>,
+    request: InvocationRequest,
+    io: InvocationIO,
+  ): Promise<InvocationResponse>;
   /** Retires the isolates of a function (all versions), e.g. after a delete. */
   retire(orgId: string, functionId: string): void;
   stats(): Promise<{ isolates: number; heapUsedBytes: number }>;
@@ -66,8 +73,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     const id = idOf(key);
     const existing = entries.get(id);
     if (existing) return existing;
-    const host = load().then(async ({ program, limits }) => {
-      const booted = await createIsolateHost({ program, limits });
+    const host = load().then(async ({ program, limits, env }) => {
+      const booted = await createIsolateHost({ program, limits, env });
       if (booted.producedCachedData) options.onCachedData?.(key, booted.producedCachedData);
       return booted;
     });
@@ -116,13 +123,13 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   }
 
   return {
-    async invoke(key, load, message) {
+    async invoke(key, load, request, io) {
       if (disposed) throw new AppError("disposed", "the isolate pool is disposed");
       const entry = hostFor(key, load);
       entry.lastUsedMs = Date.now();
       const host = await entry.host;
       try {
-        return await host.invoke(message);
+        return await host.invoke(request, io);
       } finally {
         entry.lastUsedMs = Date.now();
         if (!host.healthy) drop(entry);

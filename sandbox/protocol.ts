@@ -1,35 +1,87 @@
 import { z } from "zod";
 
 /**
- * The host↔guest message set. A guest program defines
- * `globalThis.__tessera_dispatch(message: string): Promise<string>`; the host sends
- * a JSON `GuestMessage` and checks the JSON answer against `GuestReplySchema`
- * before anything of it reaches the host (STYLE.md, principle 2). Strings cross the
- * boundary, never references: nothing of the host is reachable from the guest.
+ * The host↔guest protocol. The guest gets one host function, `host(op, slot, ...args)`
+ * (an isolated-vm Callback, captured by the platform and never left on the global);
+ * the host keeps one guest function, `dispatch(kind, slot, ...args)`, and every entry
+ * into the guest goes through it (`applySync`, bounded by the request's CPU budget).
+ * Values are copied both ways, never referenced. Every guest→host message is checked
+ * here before the host acts on it (STYLE.md, principle 2).
  */
 
-export const GUEST_ENTRY = "__tessera_dispatch";
+/** The entries into the guest (host→guest), each for one request slot. */
+export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "end" | "boot";
 
-export const GuestMessageSchema = z.object({
-  kind: z.literal("request"),
-  requestId: z.string(),
-  method: z.string(),
-  url: z.string(),
-  headers: z.array(z.tuple([z.string(), z.string()])),
-  /** Base64 of the body bytes; null when there is none. */
-  body: z.string().nullable(),
-});
-export type GuestMessage = z.infer<typeof GuestMessageSchema>;
+const Bytes = z.instanceof(Uint8Array);
+const Pairs = z.array(z.tuple([z.string().max(8192), z.string().max(65_536)])).max(1000);
+export const LogLevelSchema = z.enum(["debug", "info", "log", "warn", "error"]);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
 
-export const GuestReplySchema = z.object({
-  status: z.number().int().min(200).max(599),
-  headers: z.array(z.tuple([z.string(), z.string()])).max(1000),
-  /** Base64 of the body bytes; null when there is none. */
-  body: z.string().nullable(),
-  /** `console.*` lines of this request, in order. */
-  logs: z
-    .array(z.object({ level: z.enum(["debug", "info", "log", "warn", "error"]), message: z.string() }))
-    .max(10_000)
-    .default([]),
+export const FetchCallSchema = z.object({
+  via: z.enum(["network", "platform"]),
+  method: z.string().min(1).max(64),
+  url: z.string().min(1).max(16_384),
+  headers: Pairs,
+  body: Bytes.nullable(),
 });
-export type GuestReply = z.infer<typeof GuestReplySchema>;
+
+export const OpCallSchema = z.object({
+  op: z.enum(["engines.get", "engines.set", "engines.delete", "engines.list"]),
+  args: z.unknown(),
+});
+
+export const SUBTLE_METHODS = [
+  "encrypt",
+  "decrypt",
+  "sign",
+  "verify",
+  "digest",
+  "generateKey",
+  "deriveKey",
+  "deriveBits",
+  "importKey",
+  "exportKey",
+  "wrapKey",
+  "unwrapKey",
+] as const;
+export const CryptoCallSchema = z.object({
+  method: z.enum(SUBTLE_METHODS),
+  args: z.array(z.unknown()).max(8),
+});
+
+/** Guest→host messages: op name → its arguments after the slot. */
+export const GUEST_OPS = {
+  log: z.tuple([LogLevelSchema, z.string()]),
+  random: z.tuple([z.number().int().min(1).max(65_536)]),
+  now: z.tuple([]),
+  snapshot: z.tuple([]),
+  "timer.set": z.tuple([z.number().int().positive(), z.number().min(0), z.boolean()]),
+  "timer.clear": z.tuple([z.number().int().positive()]),
+  respond: z.tuple([
+    z.number().int().min(200).max(599),
+    z.string().max(1024),
+    Pairs,
+    z.union([Bytes, z.literal("stream"), z.null()]),
+  ]),
+  chunk: z.tuple([Bytes.nullable()]),
+  "body.error": z.tuple([z.string()]),
+  fail: z.tuple([z.string()]),
+  idle: z.tuple([]),
+  call: z.tuple([z.number().int().positive(), z.enum(["fetch", "call", "crypto"]), z.unknown()]),
+} as const;
+export type GuestOp = keyof typeof GUEST_OPS;
+export type GuestOpArgs<O extends GuestOp> = z.infer<(typeof GUEST_OPS)[O]>;
+
+/** Ops that need no request (random bytes, the clock). */
+export const SLOTLESS_OPS: ReadonlySet<string> = new Set(["random", "now"]);
+
+/** Checks one guest→host message; throws a plain Error the guest sees. */
+export function parseGuestOp(op: unknown, args: unknown[]): { op: GuestOp; args: unknown[] } {
+  if (typeof op !== "string" || !Object.prototype.hasOwnProperty.call(GUEST_OPS, op)) {
+    throw new Error("invalid bridge message");
+  }
+  const schema = GUEST_OPS[op as GuestOp];
+  const parsed = schema.safeParse(args.slice(0, schema.def.items.length));
+  if (!parsed.success) throw new Error(`invalid bridge message for ${op}`);
+  return { op: op as GuestOp, args: parsed.data as unknown[] };
+}

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { functionJobs } from "../../runtime/index.ts";
 import type { Store } from "../../store/index.ts";
+import { silentLogger } from "../../core/index.ts";
 import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -300,5 +302,19 @@ describe.each(storeKinds())("function management on $name", (kind) => {
     expect((await t.request("GET", "/v1/functions/logged/logs?level=loud", { key: org.key })).status).toBe(
       400,
     );
+  });
+
+  it("purges log lines past the retention (TESSERA_FUNCTION_LOG_RETENTION_DAYS)", async () => {
+    const fn = await deploy({ name: "retained" });
+    await store.query(
+      `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
+       VALUES ('flog_old', $1, $2, 1, 'req_o', 'log', 'old', 0, '2025-03-01T00:00:00Z'),
+              ('flog_new', $1, $2, 1, 'req_n', 'log', 'new', 0, '2025-03-14T00:00:00Z')`,
+      [org.id, fn.body.id],
+    );
+    const [job] = functionJobs(t.config);
+    await job!.run({ store, now: new Date("2025-03-15T10:00:00Z"), log: silentLogger });
+    const left = await t.request("GET", "/v1/functions/retained/logs", { key: org.key });
+    expect(left.body.data.map((l: { message: string }) => l.message)).toEqual(["new"]);
   });
 });

@@ -1,0 +1,31 @@
+import type { Config } from "../core/index.ts";
+import type { ScheduledJob } from "../engines/index.ts";
+import type { Queryable } from "../store/index.ts";
+
+const DAY_MS = 24 * 3_600_000;
+
+/** Deletes function log lines written before `before`; returns how many. */
+export async function purgeFunctionLogs(db: Queryable, before: Date): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    "WITH gone AS (DELETE FROM function_logs WHERE created_at < $1::timestamptz RETURNING 1) SELECT count(*) AS n FROM gone",
+    [before.toISOString()],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Functions' housekeeping: log lines are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS. */
+export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] {
+  return [
+    {
+      name: "purge-function-logs",
+      schedule: "37 * * * *",
+      async run({ store, now, log }) {
+        const purged = await purgeFunctionLogs(
+          store,
+          new Date(now.getTime() - config.functions.logRetentionDays * DAY_MS),
+        );
+        if (purged > 0) log.info("purged function logs", { purged });
+      },
+    },
+  ];
+}

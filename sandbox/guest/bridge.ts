@@ -1,0 +1,123 @@
+/**
+ * The guest half of the bridge. The host hands `init` one function (`HostFn`, an
+ * isolated-vm Callback) which is captured here and never put on the global. Every
+ * entry into the guest comes through `dispatch` (index.ts) and names its request
+ * slot; the slot stays "current" for the microtask checkpoint that follows the
+ * entry, so continuations it triggers are attributed to that request.
+ */
+
+/** op, request slot, then op-specific arguments; see sandbox/protocol.ts. */
+export type HostFn = (
+  op: string,
+  slot: number,
+  a?: unknown,
+  b?: unknown,
+  c?: unknown,
+  d?: unknown,
+) => unknown;
+
+let host: HostFn | undefined;
+
+export function captureHost(fn: HostFn): void {
+  if (host) throw new Error("the bridge is already initialised");
+  host = fn;
+}
+
+/** Per-request state the platform keeps in the guest. */
+export interface RequestSlot {
+  readonly slot: number;
+  readonly context: Record<string, unknown>;
+  /** Aborted when the client goes away (the host cancels the body) or the request ends. */
+  readonly abort: { abort(reason?: unknown): void; readonly signal: unknown };
+  responded: boolean;
+  waitUntil: number;
+  ctx: unknown;
+}
+
+const slots = new Map<number, RequestSlot>();
+let current: RequestSlot | undefined;
+
+export const requests = {
+  add(state: RequestSlot): void {
+    slots.set(state.slot, state);
+  },
+  get: (slot: number): RequestSlot | undefined => slots.get(slot),
+  delete(slot: number): void {
+    slots.delete(slot);
+    if (current?.slot === slot) current = undefined;
+  },
+  /** Sets the request that an entry (and its microtasks) belongs to. */
+  enter(slot: number): RequestSlot | undefined {
+    current = slots.get(slot);
+    return current;
+  },
+  get current(): RequestSlot | undefined {
+    return current;
+  },
+};
+
+/** The current request, or the error Workers give for I/O outside a request. */
+export function currentRequest(what: string): RequestSlot {
+  if (!current) {
+    throw new Error(`${what} is only possible while handling a request (not at the top level of the module)`);
+  }
+  return current;
+}
+
+export function hostSync(
+  op: string,
+  slot: number,
+  a?: unknown,
+  b?: unknown,
+  c?: unknown,
+  d?: unknown,
+): unknown {
+  if (!host) throw new Error("the platform is not initialised");
+  // Called directly, never through .call/.apply: a guest could patch those and see `host`.
+  return host(op, slot, a, b, c, d);
+}
+
+interface PendingCall {
+  slot: number;
+  resolve(value: unknown): void;
+  reject(reason: unknown): void;
+}
+const calls = new Map<number, PendingCall>();
+let nextCallId = 1;
+
+/**
+ * Starts an asynchronous host operation for the current request; its result comes
+ * back later through `settle`, as its own entry.
+ */
+export function hostCall(what: string, kind: string, payload: unknown): Promise<unknown> {
+  const request = currentRequest(what);
+  const id = nextCallId++;
+  return new Promise((resolve, reject) => {
+    calls.set(id, { slot: request.slot, resolve, reject });
+    try {
+      hostSync("call", request.slot, id, kind, payload);
+    } catch (error) {
+      calls.delete(id);
+      reject(error);
+    }
+  });
+}
+
+/** A host error arrives as {name, message}; fetch refusals are TypeErrors (Fetch spec). */
+export function settle(id: number, ok: boolean, value: unknown): void {
+  const call = calls.get(id);
+  if (!call) return;
+  calls.delete(id);
+  if (ok) call.resolve(value);
+  else {
+    const { name, message } = (value ?? {}) as { name?: string; message?: string };
+    const error = name === "TypeError" ? new TypeError(message) : new Error(message);
+    if (name && name !== "TypeError" && name !== "Error") error.name = name;
+    call.reject(error);
+  }
+}
+
+/** Forgets the calls of a request that ended: the host drops their results. */
+export function dropCalls(slot: number): void {
+  for (const [id, call] of calls) if (call.slot === slot) calls.delete(id);
+}

@@ -1,0 +1,40 @@
+declare module "whatwg-url" {
+  export class URLSearchParams {
+    constructor(init?: string | Record<string, string> | Iterable<[string, string]> | URLSearchParams);
+    append(name: string, value: string): void;
+    delete(name: string, value?: string): void;
+    get(name: string): string | null;
+    getAll(name: string): string[];
+    has(name: string, value?: string): boolean;
+    set(name: string, value: string): void;
+    sort(): void;
+    toString(): string;
+    entries(): IterableIterator<[string, string]>;
+    [Symbol.iterator](): IterableIterator<[string, string]>;
+    readonly size: number;
+  }
+  export class URL {
+    constructor(url: string, base?: string | URL);
+    static canParse(url: string, base?: string): boolean;
+    static parse(url: string, base?: string): URL | null;
+    href: string;
+    readonly origin: string;
+    protocol: string;
+    username: string;
+    password: string;
+    host: string;
+    hostname: string;
+    port: string;
+    pathname: string;
+    search: string;
+    readonly searchParams: URLSearchParams;
+    hash: string;
+    toString(): string;
+    toJSON(): string;
+  }
+}
+
+declare module "@ungap/structured-clone" {
+  const structuredClone: (value: unknown, options?: { json?: boolean; lossy?: boolean }) => unknown;
+  export default structuredClone;
+}

@@ -1,0 +1,275 @@
+import { currentRequest, dropCalls, hostCall, hostSync, requests, type RequestSlot } from "./bridge.ts";
+import { bodyStream, isUsed } from "./body.ts";
+import { AbortController } from "./events.ts";
+import { platformFetch } from "./fetch.ts";
+import { Headers } from "./headers.ts";
+import { Request, Response } from "./http.ts";
+import { dropTimers } from "./timers.ts";
+import type { ReadableStreamDefaultReader } from "./streams.ts";
+
+/**
+ * The three handler styles (DESIGN.md "Edge functions") and the per-request `ctx`.
+ * A request is one slot; the platform answers for it with the slot it was given,
+ * never with the "current" one, so a response always reaches its own request.
+ */
+type Handler = (request: Request, ...rest: unknown[]) => unknown;
+
+export const MODULE_GLOBAL = "__tessera_module";
+const ENGINES = ["finance", "growth", "talent"] as const;
+
+let served: { handler: Handler; onError?: (error: unknown) => unknown } | undefined;
+let resolved: ((request: Request, ctx: unknown) => unknown) | undefined;
+let env: Record<string, string> = {};
+
+interface Slot extends RequestSlot {
+  reader?: ReadableStreamDefaultReader<unknown>;
+  idleSent: boolean;
+}
+
+export function setEnv(values: Record<string, string>): void {
+  env = { ...values };
+}
+
+/** Deno.serve(handler) | Deno.serve(options, handler) | Deno.serve({ handler, ... }). */
+function serve(first: unknown, second?: unknown) {
+  const options = (typeof first === "function" ? {} : (first ?? {})) as {
+    handler?: Handler;
+    onError?: (e: unknown) => unknown;
+    onListen?: (addr: unknown) => void;
+  };
+  const handler = (
+    typeof first === "function" ? first : typeof second === "function" ? second : options.handler
+  ) as Handler | undefined;
+  if (typeof handler !== "function") throw new TypeError("Deno.serve needs a handler function");
+  if (served) throw new Error("Deno.serve was already called: one handler per function");
+  served = { handler, ...(typeof options.onError === "function" ? { onError: options.onError } : {}) };
+  const addr = { transport: "tcp", hostname: "0.0.0.0", port: 443 };
+  return {
+    addr,
+    finished: new Promise<void>(() => {}),
+    ref() {},
+    unref() {},
+    async shutdown() {},
+  };
+}
+
+export const Deno = Object.freeze({
+  serve,
+  env: Object.freeze({
+    get: (name: string): string | undefined =>
+      Object.prototype.hasOwnProperty.call(env, String(name)) ? env[String(name)] : undefined,
+    has: (name: string): boolean => Object.prototype.hasOwnProperty.call(env, String(name)),
+    toObject: (): Record<string, string> => ({ ...env }),
+    set: (name: string, value: string): void => void (env[String(name)] = String(value)),
+    delete: (name: string): void => void delete env[String(name)],
+  }),
+  version: Object.freeze({ deno: "2.0.0-tessera", v8: "", typescript: "" }),
+  build: Object.freeze({ target: "tessera", arch: "x86_64", os: "linux", vendor: "tessera" }),
+});
+
+/** Entry "boot": finds the handler the program declared; returns an error message or "". */
+export function resolveHandler(module: unknown): string {
+  if (served) {
+    const { handler, onError } = served;
+    resolved = (request) => {
+      const info = {
+        remoteAddr: { transport: "tcp", hostname: "0.0.0.0", port: 0 },
+        completed: new Promise(() => {}),
+      };
+      if (!onError) return handler(request, info);
+      try {
+        return Promise.resolve(handler(request, info)).catch(onError);
+      } catch (error) {
+        return onError(error);
+      }
+    };
+    return "";
+  }
+  const exported = (module as { default?: unknown } | undefined)?.default;
+  if (typeof exported === "function") {
+    resolved = (request, ctx) => (exported as Handler)(request, ctx);
+    return "";
+  }
+  if (exported && typeof (exported as { fetch?: unknown }).fetch === "function") {
+    resolved = (request, ctx) => (exported as { fetch: Handler }).fetch(request, Deno.env.toObject(), ctx);
+    return "";
+  }
+  return "the function has no handler: call Deno.serve(handler), or export default a function or { fetch }";
+}
+
+function makeCtx(state: Slot): Record<string, unknown> {
+  let snapshot: { value: unknown } | undefined;
+  const engine = (name: string) =>
+    Object.freeze({
+      get: (key: string) =>
+        hostCall("ctx.engines", "call", { op: "engines.get", args: { engine: name, key } }),
+      set: (key: string, value: unknown) =>
+        hostCall("ctx.engines", "call", { op: "engines.set", args: { engine: name, key, value } }),
+      delete: (key: string) =>
+        hostCall("ctx.engines", "call", { op: "engines.delete", args: { engine: name, key } }),
+      list: (options: { prefix?: string; cursor?: string; limit?: number } = {}) =>
+        hostCall("ctx.engines", "call", { op: "engines.list", args: { engine: name, ...options } }),
+    });
+  const ctx: Record<string, unknown> = { ...state.context };
+  Object.defineProperties(ctx, {
+    user: { value: state.context.user ?? null, enumerable: true },
+    snapshot: {
+      enumerable: true,
+      get: () => (snapshot ??= { value: hostSync("snapshot", state.slot) }).value,
+    },
+    engines: {
+      value: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
+      enumerable: true,
+    },
+    platform: { value: Object.freeze({ fetch: platformFetch }), enumerable: true },
+    waitUntil: {
+      value: (promise: unknown) => {
+        state.waitUntil++;
+        const done = () => {
+          state.waitUntil--;
+          maybeIdle(state);
+        };
+        Promise.resolve(promise).then(done, (error: unknown) => {
+          hostSync("log", state.slot, "error", `Uncaught (in waitUntil) ${describe(error)}`);
+          done();
+        });
+      },
+    },
+    passThroughOnException: { value: () => {} },
+  });
+  return Object.freeze(ctx);
+}
+
+/** The `Tessera` global: the ctx of the current request. */
+export function currentCtx(): unknown {
+  return currentRequest("Tessera").ctx;
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  try {
+    return `${typeof error === "string" ? error : JSON.stringify(error)}`;
+  } catch {
+    return String(error);
+  }
+}
+
+function maybeIdle(state: Slot): void {
+  if (state.responded && state.waitUntil === 0 && !state.idleSent && requests.get(state.slot) === state) {
+    state.idleSent = true;
+    hostSync("idle", state.slot);
+  }
+}
+
+function fail(state: Slot, error: unknown): void {
+  if (state.responded) return;
+  state.responded = true;
+  hostSync("fail", state.slot, describe(error));
+  maybeIdle(state);
+}
+
+function respond(state: Slot, response: unknown): void {
+  if (state.responded) return;
+  if (!(response instanceof Response) || Response.isError(response)) {
+    const what = response instanceof Response ? "Response.error()" : Object.prototype.toString.call(response);
+    fail(state, new TypeError(`The handler must return a Response (or a promise of one), not ${what}`));
+    return;
+  }
+  const body = response.bodyState();
+  if (isUsed(body)) {
+    fail(state, new TypeError("The handler returned a Response whose body was already used"));
+    return;
+  }
+  let payload: Uint8Array | "stream" | null = null;
+  if (body.source) payload = body.source;
+  else if (body.stream) {
+    state.reader = bodyStream(body)!.getReader();
+    payload = "stream";
+  }
+  state.responded = true;
+  hostSync(
+    "respond",
+    state.slot,
+    response.status,
+    response.statusText,
+    Headers.toList(response.headers),
+    payload,
+  );
+  maybeIdle(state);
+}
+
+/** Entry "request". */
+export function startRequest(
+  slot: number,
+  method: string,
+  url: string,
+  headers: Array<[string, string]>,
+  body: Uint8Array | null,
+  context: string,
+): void {
+  const abort = new AbortController();
+  const state: Slot = {
+    slot,
+    context: JSON.parse(context) as Record<string, unknown>,
+    abort,
+    responded: false,
+    waitUntil: 0,
+    ctx: undefined,
+    idleSent: false,
+  };
+  state.ctx = makeCtx(state);
+  requests.add(state);
+  requests.enter(slot);
+  if (!resolved) {
+    fail(state, new Error("the function has no handler"));
+    return;
+  }
+  let result: unknown;
+  try {
+    result = resolved(Request.fromHost(method, url, headers, body, abort.signal), state.ctx);
+  } catch (error) {
+    fail(state, error);
+    return;
+  }
+  if (result instanceof Response) respond(state, result);
+  else if (result && typeof (result as Promise<unknown>).then === "function") {
+    (result as Promise<unknown>).then(
+      (value) => respond(state, value),
+      (error: unknown) => fail(state, error),
+    );
+  } else respond(state, result);
+}
+
+/** Entry "pull": the host wants the next chunk of the response body. */
+export function pull(slot: number): void {
+  const state = requests.get(slot) as Slot | undefined;
+  const reader = state?.reader;
+  if (!state || !reader) return;
+  reader.read().then(
+    ({ done, value }) => {
+      if (done) hostSync("chunk", slot, null);
+      else if (value instanceof Uint8Array) hostSync("chunk", slot, value);
+      else {
+        const error = new TypeError("A response body stream must yield Uint8Array chunks");
+        void reader.cancel(error);
+        hostSync("body.error", slot, describe(error));
+      }
+    },
+    (error: unknown) => hostSync("body.error", slot, describe(error)),
+  );
+}
+
+/** Entry "cancel": the client went away; the body stream is cancelled, the request's signal aborted. */
+export function cancel(slot: number, reason: string): void {
+  const state = requests.get(slot) as Slot | undefined;
+  if (!state) return;
+  state.abort.abort(new Error(reason));
+  if (state.reader) void state.reader.cancel(reason).catch(() => {});
+}
+
+/** Entry "end": the host is done with the request; forget it. */
+export function endRequest(slot: number): void {
+  requests.delete(slot);
+  dropTimers(slot);
+  dropCalls(slot);
+}

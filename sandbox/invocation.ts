@@ -1,0 +1,61 @@
+import type { ReadableStream } from "node:stream/web";
+import type { LogLevel } from "./protocol.ts";
+
+export type { LogLevel };
+
+/** One request for a function, as the runtime hands it to the pool. */
+export interface InvocationRequest {
+  requestId: string;
+  method: string;
+  /** The original public URL the function sees. */
+  url: string;
+  headers: Array<[string, string]>;
+  /** The whole request body (its size is already limited by the API). */
+  body: Uint8Array | null;
+  /** JSON-able per-request context: `ctx.user` and any other field become `ctx.<field>`. */
+  context: { user: unknown; [k: string]: unknown };
+}
+
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | null;
+}
+
+export interface OutboundResponse {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | null;
+  url: string;
+}
+
+/** What a request may reach outside its isolate; the runtime implements it per request. */
+export interface InvocationIO {
+  /**
+   * Global `fetch` (via "network") and `ctx.platform.fetch(path, init)` (via "platform",
+   * `url` is then the path relative to the API). The runtime applies the private-address
+   * guard, subrequest limits and auth; a thrown error reaches the guest as a TypeError.
+   */
+  fetch(request: OutboundRequest, via: "network" | "platform"): Promise<OutboundResponse>;
+  /** Tessera ops ("engines.get" {engine,key}, "engines.set", "engines.delete", "engines.list"): JSON in, JSON out. */
+  call(op: string, args: unknown): Promise<unknown>;
+  /** The organization's latest intelligence snapshot, or null; read only when the guest touches `ctx.snapshot`. */
+  snapshot(): unknown;
+  log(level: LogLevel, message: string): void;
+}
+
+export interface InvocationResponse {
+  status: number;
+  statusText?: string;
+  headers: Array<[string, string]>;
+  /**
+   * The body, streamed chunk by chunk as the guest produces it; null for none. Errors if
+   * the guest's stream errors or a limit kills the isolate mid-stream; cancelling it
+   * cancels the guest's stream (and aborts `request.signal` in the guest).
+   */
+  body: ReadableStream<Uint8Array> | null;
+  /** Settles when the body is done and every `ctx.waitUntil` promise settled (bounded by the wall time); never rejects. */
+  finished: Promise<void>;
+}

@@ -1,0 +1,168 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild-wasm";
+import ivm from "isolated-vm";
+
+/** The in-isolate web platform, bundled once per process and frozen into a V8 startup snapshot. */
+export interface GuestPlatform {
+  /** The bundled platform script (what the snapshot ran). */
+  code: string;
+  /** sha256 of `code`, hex: names this platform build. */
+  hash: string;
+  snapshot: ivm.ExternalCopy<ArrayBuffer>;
+}
+
+const ENTRY = fileURLToPath(new URL("./guest/index.ts", import.meta.url));
+/** whatwg-url uses TextEncoder/TextDecoder at module load: bundled modules get the platform's own. */
+const ENCODING = fileURLToPath(new URL("./guest/encoding.ts", import.meta.url));
+const LAZY_TR46 = "tessera-lazy-tr46";
+
+let platform: Promise<GuestPlatform> | undefined;
+
+/**
+ * The process-wide platform: bundled with esbuild-wasm from `sandbox/guest/` on first
+ * use (~1-2 s, then kept in memory), then snapshotted. No build step: a fresh clone
+ * runs as is.
+ */
+export function loadGuestPlatform(): Promise<GuestPlatform> {
+  platform ??= buildPlatform().catch((error: unknown) => {
+    platform = undefined;
+    throw error;
+  });
+  return platform;
+}
+
+async function buildPlatform(): Promise<GuestPlatform> {
+  const code = await bundleCached();
+  const snapshot = ivm.Isolate.createSnapshot([{ code, filename: "tessera:platform.js" }]);
+  return { code, hash: createHash("sha256").update(code).digest("hex"), snapshot };
+}
+
+/**
+ * esbuild-wasm takes seconds on a busy machine, so the bundle is cached on disk, keyed
+ * by a hash of its inputs (the guest sources and the bundled packages' versions). The
+ * snapshot is not: V8 aborts the process on a snapshot from another build.
+ */
+async function bundleCached(): Promise<string> {
+  const guestDir = fileURLToPath(new URL("./guest/", import.meta.url));
+  const hash = createHash("sha256");
+  for (const name of readdirSync(guestDir).sort())
+    hash.update(name).update(readFileSync(join(guestDir, name)));
+  const require = createRequire(import.meta.url);
+  for (const name of [
+    "web-streams-polyfill",
+    "whatwg-url",
+    "tr46",
+    "@ungap/structured-clone",
+    "esbuild-wasm",
+  ]) {
+    hash.update(name).update(readFileSync(require.resolve(`${name}/package.json`)));
+  }
+  const dir = join(tmpdir(), "tessera-guest-platform");
+  const file = join(dir, `${hash.digest("hex").slice(0, 32)}.js`);
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    const code = await bundle();
+    mkdirSync(dir, { recursive: true });
+    // Written aside, then renamed: a concurrent reader never sees half a file.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+    return code;
+  }
+}
+
+async function bundle(): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    target: "es2022",
+    charset: "utf8",
+    logLevel: "silent",
+    // Whitespace and syntax only: class and function names stay readable in stacks and console output.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: '"use strict";' },
+    inject: [ENCODING],
+    plugins: [lazyTr46(), longNames()],
+  });
+  return result.outputFiles[0]!.text;
+}
+
+const ONE_LETTER = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$"];
+
+/**
+ * isolated-vm 5's snapshots lose one-character names: a function compiled lazily after
+ * the snapshot cannot resolve an outer variable named `L` (nor a global `K`), because
+ * V8 compares internalized names by identity and the snapshot's one-character strings
+ * are not the canonical ones any more. Pre-minified packages (web-streams-polyfill) are
+ * full of such names, so every bundled module (packages and sandbox/guest alike) has its
+ * identifiers renamed by esbuild with all one-letter names taken (referenced as free
+ * variables, which esbuild never reuses); `keepNames` keeps classes' and functions' `.name`.
+ */
+function longNames(): esbuild.Plugin {
+  const taken = `[${ONE_LETTER.map((letter) => `typeof ${letter}`).join(",")}]`;
+  return {
+    name: "tessera-long-names",
+    setup(build) {
+      build.onLoad({ filter: /\.(m?js|cjs|ts)$/ }, async (args) => {
+        const source = readFileSync(args.path, "utf8");
+        const ts = args.path.endsWith(".ts");
+        const esm = ts || args.path.endsWith(".mjs") || /^\s*(import|export)\s/m.test(source);
+        const reserve = `\n${esm ? "export " : ""}function __tessera_taken_names() { return ${taken}; }\n`;
+        const result = await esbuild.transform(source + reserve, {
+          loader: ts ? "ts" : "js",
+          minifyIdentifiers: true,
+          keepNames: true,
+          format: esm ? "esm" : "cjs",
+        });
+        return { contents: result.code, loader: "js" };
+      });
+    },
+  };
+}
+
+/**
+ * tr46 (IDNA, pulled in by whatwg-url) carries a 140 kB mapping table that would be
+ * parsed into every isolate's heap; ASCII host names do not need it. This shim
+ * lowercases ASCII names without punycode labels itself and loads tr46 (an esbuild
+ * lazy CommonJS wrapper) on the first other one.
+ */
+function lazyTr46(): esbuild.Plugin {
+  return {
+    name: "tessera-lazy-tr46",
+    setup(build) {
+      build.onResolve({ filter: /^tr46$/ }, (args) =>
+        args.importer === LAZY_TR46
+          ? undefined
+          : { path: LAZY_TR46, namespace: LAZY_TR46, pluginData: args.resolveDir },
+      );
+      build.onLoad({ filter: /.*/, namespace: LAZY_TR46 }, (args) => ({
+        resolveDir: args.pluginData as string,
+        loader: "js",
+        contents: `
+          const SIMPLE = /^[\\x21-\\x7e]*$/;
+          let real;
+          const load = () => (real ??= require("tr46"));
+          const isSimple = (domain) => SIMPLE.test(domain) && !/(^|\\.)xn--/i.test(domain);
+          module.exports = {
+            toASCII(domain, options) {
+              return isSimple(domain) ? domain.toLowerCase() : load().toASCII(domain, options);
+            },
+            toUnicode(domain, options) {
+              return isSimple(domain) ? { domain: domain.toLowerCase(), error: false } : load().toUnicode(domain, options);
+            },
+          };`,
+      }));
+    },
+  };
+}

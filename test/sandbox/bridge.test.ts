@@ -1,0 +1,284 @@
+import ivm from "isolated-vm";
+import { afterEach, describe, expect, it } from "vitest";
+import type { IsolateHost } from "../../sandbox/index.ts";
+import { failure, hostFor, json, recordingIO, request, text } from "./helpers.ts";
+
+/**
+ * The host↔guest bridge: entries bounded by applySync timeouts, requests interleaved
+ * in one isolate, streamed bodies, waitUntil, and host I/O failures seen by the guest.
+ */
+const hosts: IsolateHost[] = [];
+async function boot(source: string, env: Record<string, string> = {}) {
+  const host = await hostFor(source, undefined, env);
+  hosts.push(host);
+  return host;
+}
+afterEach(() => {
+  for (const host of hosts.splice(0)) host.dispose();
+});
+
+describe("applySync entries", () => {
+  it("stop a microtask continuation that loops forever (the timeout covers the checkpoint)", () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 16 });
+    try {
+      const context = isolate.createContextSync();
+      const entry = context.evalSync(
+        "(function () { (async () => { await null; for (;;) {} })(); return 'returned'; })",
+        { reference: true },
+      ) as ivm.Reference<() => string>;
+      expect(() => entry.applySync(undefined, [], { timeout: 50 })).toThrow(/Script execution timed out/);
+    } finally {
+      isolate.dispose();
+    }
+  });
+});
+
+describe("interleaved requests in one isolate", () => {
+  it("each see their own ctx.user and Tessera, and their logs land on their own request", async () => {
+    const host = await boot(`
+      export default {
+        async fetch(request, env, ctx) {
+          const wait = Number(new URL(request.url).searchParams.get("wait"));
+          console.log("start", ctx.user.id);
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          const upstream = await fetch("https://upstream.example/" + ctx.user.id);
+          console.log("after", Tessera.user.id, await upstream.text());
+          return Response.json({ user: ctx.user.id, tessera: Tessera.user.id });
+        },
+      };`);
+    const reply = (path: string) =>
+      Promise.resolve({
+        status: 200,
+        statusText: "OK",
+        headers: [],
+        body: new TextEncoder().encode(path),
+        url: path,
+      });
+    const ioA = recordingIO({
+      fetch: (r) => new Promise((resolve) => setTimeout(() => resolve(reply(r.url)), 30)),
+    });
+    const ioB = recordingIO({ fetch: (r) => reply(r.url) });
+    const [a, b] = await Promise.all([
+      host.invoke(request("https://fn.example/?wait=20", { context: { user: { id: "alice" } } }), ioA),
+      host.invoke(request("https://fn.example/?wait=1", { context: { user: { id: "bob" } } }), ioB),
+    ]);
+    expect(await json(a)).toEqual({ user: "alice", tessera: "alice" });
+    expect(await json(b)).toEqual({ user: "bob", tessera: "bob" });
+    expect(ioA.logs.map((l) => l.message)).toEqual([
+      "start alice",
+      "after alice https://upstream.example/alice",
+    ]);
+    expect(ioB.logs.map((l) => l.message)).toEqual(["start bob", "after bob https://upstream.example/bob"]);
+  });
+});
+
+describe("response bodies", () => {
+  it("stream chunk by chunk: the host has the first chunk before the last is produced", async () => {
+    const host = await boot(`
+      Deno.serve(() => {
+        let n = 0;
+        const body = new ReadableStream({
+          async pull(controller) {
+            n++;
+            if (n > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+            console.log("produced " + n);
+            controller.enqueue(new TextEncoder().encode("chunk" + n + ";"));
+            if (n === 3) controller.close();
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/plain" } });
+      });`);
+    const io = recordingIO();
+    const response = await host.invoke(request(), io);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("chunk1;");
+    expect(io.logs.map((l) => l.message)).not.toContain("produced 3");
+    let rest = "";
+    for (let next = await reader.read(); !next.done; next = await reader.read())
+      rest += new TextDecoder().decode(next.value);
+    expect(rest).toBe("chunk2;chunk3;");
+    await response.finished;
+  });
+
+  it("propagate cancellation to the guest's stream and abort request.signal", async () => {
+    const host = await boot(`
+      export default (request) => {
+        request.signal.addEventListener("abort", () => console.log("signal aborted"));
+        const body = new ReadableStream({
+          pull(controller) { controller.enqueue(new Uint8Array([1])); },
+          cancel(reason) { console.log("cancelled: " + reason); },
+        });
+        return new Response(body);
+      };`);
+    const io = recordingIO();
+    const response = await host.invoke(request(), io);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel("client went away");
+    await response.finished;
+    expect(io.logs.map((l) => l.message)).toEqual(["signal aborted", "cancelled: client went away"]);
+  });
+
+  it("error the host stream when the guest's stream errors", async () => {
+    const host = await boot(`
+      export default () => new Response(new ReadableStream({ pull(c) { c.error(new Error("disk on fire")); } }));`);
+    const io = recordingIO();
+    const response = await host.invoke(request(), io);
+    await expect(text(response)).rejects.toThrow(/disk on fire/);
+    await response.finished;
+  });
+});
+
+describe("waitUntil", () => {
+  it("keeps work alive after the response, and finished waits for it", async () => {
+    const host = await boot(`
+      export default {
+        fetch(request, env, ctx) {
+          ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 20)).then(() =>
+            ctx.engines.finance.set("last", { at: "later" })));
+          return new Response("now");
+        },
+      };`);
+    const io = recordingIO();
+    const response = await host.invoke(request(), io);
+    expect(await text(response)).toBe("now");
+    expect(io.calls).toEqual([]);
+    await response.finished;
+    expect(io.calls).toEqual([
+      { op: "engines.set", args: { engine: "finance", key: "last", value: { at: "later" } } },
+    ]);
+  });
+});
+
+describe("host I/O", () => {
+  it("turns io.fetch and io.call failures into rejections the guest can catch", async () => {
+    const host = await boot(`
+      export default {
+        async fetch(request, env, ctx) {
+          const out = {};
+          try { await fetch("https://10.0.0.1/"); } catch (error) { out.fetch = error.name + ": " + error.message; }
+          try { await ctx.engines.growth.get("k"); } catch (error) { out.call = error.name + ": " + error.message; }
+          try { await ctx.platform.fetch("/v1/invoices"); } catch (error) { out.platform = error.name; }
+          return Response.json(out);
+        },
+      };`);
+    const io = recordingIO({
+      fetch: () => Promise.reject(new Error("private address refused")),
+      call: () => Promise.reject(new Error("engine unavailable")),
+    });
+    expect(await json(await host.invoke(request(), io))).toEqual({
+      fetch: "TypeError: private address refused",
+      call: "Error: engine unavailable",
+      platform: "TypeError",
+    });
+    expect(io.fetches.map((f) => [f.via, f.request.url])).toEqual([
+      ["network", "https://10.0.0.1/"],
+      ["platform", "/v1/invoices"],
+    ]);
+  });
+
+  it("passes fetch bodies and headers both ways, and reads ctx.snapshot only when touched", async () => {
+    const host = await boot(`
+      export default async (request, ctx) => {
+        const upstream = await fetch("https://api.example/echo", {
+          method: "POST", headers: { "X-Token": "t" }, body: JSON.stringify({ a: 1 }),
+        });
+        const body = await upstream.json();
+        const touched = new URL(request.url).searchParams.has("snapshot") ? ctx.snapshot : "untouched";
+        return Response.json({ status: upstream.status, body, header: upstream.headers.get("x-up"), touched });
+      };`);
+    let snapshotReads = 0;
+    const io = recordingIO({
+      fetch: (r) =>
+        Promise.resolve({
+          status: 201,
+          statusText: "Created",
+          headers: [["x-up", "yes"]],
+          body: r.body,
+          url: r.url,
+        }),
+      snapshot: () => {
+        snapshotReads++;
+        return { revenue: 42 };
+      },
+    });
+    expect(await json(await host.invoke(request(), io))).toEqual({
+      status: 201,
+      body: { a: 1 },
+      header: "yes",
+      touched: "untouched",
+    });
+    expect(snapshotReads).toBe(0);
+    expect(io.fetches[0]!.request).toMatchObject({
+      method: "POST",
+      headers: [
+        ["content-type", "text/plain;charset=UTF-8"],
+        ["x-token", "t"],
+      ],
+    });
+    const withSnapshot = await json(await host.invoke(request("https://fn.example/?snapshot"), io));
+    expect(withSnapshot.touched).toEqual({ revenue: 42 });
+    expect(snapshotReads).toBe(1);
+  });
+});
+
+describe("handler styles and faults", () => {
+  it.each([
+    ["Deno.serve(handler)", `Deno.serve((req) => new Response("a " + req.method));`],
+    [
+      "Deno.serve(options, handler)",
+      `Deno.serve({ port: 8000 }, async (req) => new Response("a " + req.method));`,
+    ],
+    ["export default { fetch }", `export default { fetch: (req, env) => new Response("a " + req.method) };`],
+    [
+      "export default function",
+      `export default async function (req, ctx) { return new Response("a " + req.method); }`,
+    ],
+  ])("%s answers", async (_style, source) => {
+    const host = await boot(source);
+    expect(await text(await host.invoke(request(), recordingIO()))).toBe("a GET");
+  });
+
+  it("gives secrets to Deno.env and the env argument", async () => {
+    const host = await boot(
+      `export default { fetch: (req, env) => Response.json([env.API_KEY, Deno.env.get("API_KEY"), Deno.env.has("NOPE"), Deno.env.toObject()]) };`,
+      { API_KEY: "s3cret" },
+    );
+    expect(await json(await host.invoke(request(), recordingIO()))).toEqual([
+      "s3cret",
+      "s3cret",
+      false,
+      { API_KEY: "s3cret" },
+    ]);
+  });
+
+  it("fails a request with an unhandled rejection, and logs it on that request", async () => {
+    const host = await boot(`
+      export default async () => {
+        Promise.reject(new Error("nobody caught me"));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return new Response("too late");
+      };`);
+    const io = recordingIO();
+    const fault = await failure(host.invoke(request(), io));
+    expect(fault).toMatchObject({ code: "function_failed" });
+    expect(fault.message).toMatch(/nobody caught me/);
+    expect(io.logs.some((l) => l.level === "error" && /nobody caught me/.test(l.message))).toBe(true);
+    expect(host.healthy).toBe(true);
+  });
+
+  it("refuses timers and fetch at the top level, as Workers do", async () => {
+    const fault = await failure(hostFor(`setTimeout(() => {}, 1); export default () => new Response("x");`));
+    expect(fault.message).toMatch(/only possible while handling a request/);
+  });
+
+  it("boots many isolates from the snapshot, each with its own globals", async () => {
+    const source = `let n = 0; globalThis.mine ??= crypto.randomUUID; export default () => new Response(String(++n) + typeof mine);`;
+    const many = await Promise.all(Array.from({ length: 25 }, () => boot(source)));
+    const answers = await Promise.all(
+      many.map(async (host) => text(await host.invoke(request(), recordingIO()))),
+    );
+    expect(answers).toEqual(Array(25).fill("1function"));
+  });
+});
