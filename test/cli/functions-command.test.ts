@@ -52,7 +52,13 @@ describe("tessera functions against a running server", () => {
       "deno.json": JSON.stringify({ imports: { greet: "jsr:@acme/greet@^1" } }),
       "index.ts": `import { greet } from "greet";
 import { shout } from "${remote.url}/shout.ts";
-export default { fetch: () => new Response(shout(greet("ada"))) };`,
+export default {
+  async fetch(request: Request) {
+    console.log("serving " + request.method + " " + new URL(request.url).pathname);
+    if (request.method === "POST") return new Response(request.headers.get("x-tag") + ":" + (await request.text()));
+    return new Response(shout(greet("ada")));
+  },
+};`,
     });
     // The server is found through the data dir's server.json, as on a developer's machine.
     const first = await cli("deploy", dir);
@@ -75,6 +81,33 @@ export default { fetch: () => new Response(shout(greet("ada"))) };`,
     const got = await cli("get", "hello");
     expect(got.code).toBe(0);
     expect(json(got.stdout)).toMatchObject({ name: "hello", version: 2, auth: "public" });
+  });
+
+  it("invokes the deployed function, running the vendored code, with path, method, body and headers", async () => {
+    const got = await cli("invoke", "hello");
+    expect(got).toMatchObject({ code: 0, stdout: "HELLO ADA\n" });
+    const posted = await cli(
+      "invoke",
+      "hello",
+      "--path",
+      "/orders/7",
+      "--data",
+      "body",
+      "--header",
+      "X-Tag: t1",
+    );
+    expect(posted).toMatchObject({ code: 0, stdout: "t1:body\n" });
+  });
+
+  it("prints the function's console lines with their request ids, filtered by level", async () => {
+    const logs = await cli("logs", "hello");
+    expect(logs.code).toBe(0);
+    const lines = logs.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\S+ log {3}\S+ serving GET \/v1\/functions\/hello\/invoke$/);
+    expect(lines[1]).toMatch(/ serving POST \/v1\/functions\/hello\/invoke\/orders\/7$/);
+    const errors = await cli("logs", "hello", "--level", "error");
+    expect(errors).toMatchObject({ code: 0, stdout: "" });
   });
 
   it("sets, lists and unsets secrets, never printing their values", async () => {
@@ -115,11 +148,14 @@ export default { fetch: () => new Response(shout(greet("ada"))) };`,
     expect(keyless.stderr).toContain("no API key");
   });
 
-  it("deletes a function; getting it afterwards is a 404", async () => {
+  it("deletes a function; getting or invoking it afterwards is a 404 (exit 1)", async () => {
     expect((await cli("delete", "hello")).code).toBe(0);
     const gone = await cli("get", "hello");
     expect(gone.code).toBe(1);
     expect(json(gone.stderr)).toMatchObject({ status: 404 });
+    const invoked = await cli("invoke", "hello");
+    expect(invoked.code).toBe(1);
+    expect(invoked.stderr).toContain("status 404");
   });
 
   it.each([
