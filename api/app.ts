@@ -13,7 +13,6 @@ import { problemResponse, requestIdOf } from "./problem.ts";
 import {
   buildEventCatalog,
   createEngineStateService,
-  latestSnapshot,
   PLATFORM_EVENT_TYPES,
   type CatalogSource,
 } from "../engines/index.ts";
@@ -30,14 +29,8 @@ import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
-import {
-  documentFunctions,
-  functionRoutes,
-  hasApiKey,
-  invokeRoutes,
-  isInvokePath,
-} from "./routes/functions.ts";
-import { createFunctionInvoker, createFunctionService, FUNCTION_EVENT_TYPES } from "../runtime/index.ts";
+import { documentFunctions, hasApiKey, isInvokePath, mountFunctions } from "./routes/functions.ts";
+import { FUNCTION_EVENT_TYPES } from "../runtime/index.ts";
 import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /**
@@ -80,8 +73,6 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
   documentEvents(app.openAPIRegistry);
-  app.route("/v1/intelligence/snapshots", intelligenceRoutes(deps));
-  documentIntelligence(app.openAPIRegistry);
   const webhookEndpoints = createWebhookEndpointService({
     store: deps.store,
     clock: deps.clock,
@@ -101,28 +92,14 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   });
   app.route("/v1/engines", engineStateRoutes(engineState));
   documentEngineState(app.openAPIRegistry);
-  const invoker = createFunctionInvoker({
-    store: deps.store,
-    clock: deps.clock,
-    box: deps.secretBox,
-    config: deps.config.functions,
-    log: deps.log,
-    pool: deps.isolates,
-    outbound: deps.outbound,
-    engineState,
-    latestSnapshot: (orgId) => latestSnapshot(deps.store, orgId),
-    platformFetch: (request) => Promise.resolve(app.fetch(request)),
-  });
-  const functions = createFunctionService({
-    store: deps.store,
-    clock: deps.clock,
-    box: deps.secretBox,
-    config: deps.config.functions,
-    onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
-  });
-  app.route("/v1/functions", invokeRoutes(invoker, deps.config.functions));
-  app.route("/v1/functions", functionRoutes(functions));
+  const invoker = mountFunctions(app, deps, engineState);
   documentFunctions(app.openAPIRegistry);
+  // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
+  app.route(
+    "/v1/intelligence/snapshots",
+    intelligenceRoutes(deps, (orgId) => invoker.forgetSnapshot(orgId)),
+  );
+  documentIntelligence(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
     documentResource(app.openAPIRegistry, service);

@@ -1,6 +1,7 @@
 import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
 import type { AnyResourceService, KeyPrincipal } from "../engines/index.ts";
-import type { FunctionPool, OutboundFetch } from "../runtime/index.ts";
+import type { OutboundFetch } from "../runtime/index.ts";
+import type { IsolatePool } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
@@ -19,7 +20,7 @@ export interface ApiDeps {
   /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
   secretBox: SecretBox;
   /** Warm isolates of deployed functions (owned by main.ts: disposed at shutdown). */
-  isolates: FunctionPool;
+  isolates: IsolatePool;
   /** Functions' outbound `fetch`, with the private-address guard. */
   outbound: OutboundFetch;
   /** Token that operator commands present (stored in the data dir). */

@@ -287,6 +287,11 @@ export function createFunctionService(options: FunctionServiceOptions): Function
             [orgId, fn.id, name, box.seal(value), now],
           );
         }
+        // A new revision: every node boots a fresh isolate with the new env.
+        await tx.query(
+          "UPDATE functions SET secrets_revision = secrets_revision + 1, updated_at = $3::timestamptz WHERE org_id = $1 AND id = $2",
+          [orgId, fn.id, now],
+        );
         const secrets = await selectSecrets(tx, orgId, fn.id);
         if (secrets.length > MAX_SECRETS) {
           const message = `a function holds at most ${MAX_SECRETS} secrets`;
@@ -301,13 +306,21 @@ export function createFunctionService(options: FunctionServiceOptions): Function
     },
 
     async deleteSecret(orgId, ref, name) {
-      const fn = await selectFunction(store, orgId, ref, false);
-      const rows = await store.query(
-        "DELETE FROM function_secrets WHERE org_id = $1 AND function_id = $2 AND name = $3 RETURNING name",
-        [orgId, fn.id, name],
-      );
-      if (rows.length === 0) throw new AppError("not_found", `Function '${fn.name}' has no secret '${name}'`);
-      changed(orgId, fn.id);
+      const functionId = await store.transaction(async (tx) => {
+        const fn = await selectFunction(tx, orgId, ref, true);
+        const rows = await tx.query(
+          "DELETE FROM function_secrets WHERE org_id = $1 AND function_id = $2 AND name = $3 RETURNING name",
+          [orgId, fn.id, name],
+        );
+        if (rows.length === 0)
+          throw new AppError("not_found", `Function '${fn.name}' has no secret '${name}'`);
+        await tx.query(
+          "UPDATE functions SET secrets_revision = secrets_revision + 1, updated_at = $3::timestamptz WHERE org_id = $1 AND id = $2",
+          [orgId, fn.id, clock.now().toISOString()],
+        );
+        return fn.id;
+      });
+      changed(orgId, functionId);
     },
 
     async logs(orgId, ref, query) {

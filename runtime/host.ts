@@ -3,11 +3,11 @@ import { createIsolatePool } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import { createCachedDataSaver } from "./invoke.ts";
 import { createOutboundFetch, type OutboundFetch } from "./outbound.ts";
-import type { FunctionPool } from "./pending-sandbox-types.ts";
+import type { IsolatePool } from "../sandbox/index.ts";
 
 /** What running functions needs for the life of the process: the warm isolates and outbound connections. */
 export interface FunctionHost extends Disposable {
-  isolates: FunctionPool;
+  isolates: IsolatePool;
   outbound: OutboundFetch;
 }
 
@@ -18,7 +18,7 @@ export function createFunctionHost(options: { config: Config; store: Store; log:
     memoryBudgetMb: config.functions.memoryBudgetMb,
     idleTimeoutMs: config.functions.idleTimeoutMs,
     onCachedData: createCachedDataSaver(store, log),
-  }) as unknown as FunctionPool & Disposable;
+  });
   const outbound = createOutboundFetch({
     allowPrivateTargets: config.allowPrivateTargets,
     maxResponseBytes: config.functions.maxResponseBytes,

@@ -6,6 +6,6 @@ export * from "./functions.ts";
 export * from "./invoke.ts";
 export * from "./outbound.ts";
 export * from "./function-events.ts";
-export type { FunctionPool } from "./pending-sandbox-types.ts";
+
 export * from "./host.ts";
 export * from "./housekeeping.ts";

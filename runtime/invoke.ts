@@ -15,12 +15,12 @@ import type { Store } from "../store/index.ts";
 import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
 import type { OutboundFetch } from "./outbound.ts";
 import type {
-  FunctionPool,
+  IsolatePool,
   InvocationIO,
   LoadedFunction,
   OutboundRequest,
   OutboundResponse,
-} from "./pending-sandbox-types.ts";
+} from "../sandbox/index.ts";
 
 /** Engine state as functions reach it (`ctx.engines.<engine>`); the API's `/v1/engines/{engine}/state` is the same store. */
 export interface EngineStateAccess {
@@ -40,7 +40,7 @@ export interface InvokerOptions {
   box: SecretBox;
   config: FunctionConfig;
   log: Logger;
-  pool: FunctionPool;
+  pool: IsolatePool;
   outbound: OutboundFetch;
   engineState: EngineStateAccess;
   /** The organization's latest intelligence snapshot, or null before the first. */
@@ -82,6 +82,8 @@ export interface FunctionInvoker {
   invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<Response>;
   /** After a deploy, rollback, delete or secrets change: forget cached lookups, retire isolates. */
   forget(orgId: string, functionId: string): void;
+  /** After a snapshot refresh: the next invocation reads the new one. */
+  forgetSnapshot(orgId: string): void;
 }
 
 /** Nested invocations allowed (function → API → function …). */
@@ -89,6 +91,8 @@ export const MAX_INVOCATION_DEPTH = 3;
 const MAX_LOG_LINES = 1_000;
 const MAX_LOG_LINE_CHARS = 8_192;
 const RESOLVE_TTL_MS = 1_000;
+/** How long a node may serve an organization's snapshot before reading the latest again. */
+const SNAPSHOT_TTL_MS = 10_000;
 /** V8 code cache is only valid for the V8 build that produced it. */
 const CACHE_TAG = `v8/${process.versions.v8}`;
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
@@ -124,7 +128,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     const byId = ref.startsWith("fn_");
     if (!orgId && !byId) return undefined;
     const rows = await store.query(
-      `SELECT f.id, f.org_id, f.name, f.active_version, f.updated_at, d.auth, d.limits
+      `SELECT f.id, f.org_id, f.name, f.active_version, f.secrets_revision, d.auth, d.limits
        FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
        WHERE ${orgId ? "f.org_id = $2 AND " : ""}f.${byId ? "id" : "name"} = $1`,
       orgId ? [ref, orgId] : [ref],
@@ -138,7 +142,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       version: row.active_version as number,
       auth: row.auth as FunctionAuth,
       limits: row.limits as FunctionLimits,
-      revision: String((row.updated_at as Date).getTime()),
+      revision: String(row.secrets_revision),
     };
   }
 
@@ -175,11 +179,11 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     };
   }
 
-  /** The snapshot is read synchronously by the guest, so it is loaded before the request (cached a minute). */
+  /** The snapshot is read synchronously by the guest, so it is loaded before the request (cached briefly). */
   async function snapshotOf(orgId: string): Promise<unknown> {
     const cached = snapshots.get(orgId);
     const now = Date.now();
-    if (cached && now - cached.at < 60_000) return cached.value;
+    if (cached && now - cached.at < SNAPSHOT_TTL_MS) return cached.value;
     const value = (await options.latestSnapshot(orgId)) ?? null;
     snapshots.set(orgId, { value, at: now });
     return value;
@@ -225,7 +229,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         snapshot: () => snapshot,
         log,
       };
-      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version };
+      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
       let response;
       try {
         response = await pool.invoke(key, () => load(fn), toGuestRequest(fn, request), io);
@@ -246,6 +250,10 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         ...(response.statusText ? { statusText: response.statusText } : {}),
         headers,
       });
+    },
+
+    forgetSnapshot(orgId) {
+      snapshots.delete(orgId);
     },
 
     forget(orgId, functionId) {

@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { AppError, BlockedAddressError, guardedLookup, isPrivateAddress } from "../core/index.ts";
-import type { OutboundRequest, OutboundResponse } from "./pending-sandbox-types.ts";
+import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
 
 /**
  * A function's outbound `fetch`, made by the host with node:http(s) so that the

@@ -8,6 +8,11 @@ export interface FunctionKey {
   orgId: string;
   functionId: string;
   version: number;
+  /**
+   * Anything else the isolate was booted with that can change without a new version
+   * (secrets): a new revision boots a new isolate, the old one idles out.
+   */
+  revision?: string;
 }
 
 /** What the pool needs to boot a function (loaded on a miss). */
@@ -67,7 +72,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   );
   sweep.unref();
 
-  const idOf = (key: FunctionKey) => `${key.orgId}\u0000${key.functionId}\u0000${key.version}`;
+  const idOf = (key: FunctionKey) =>
+    `${key.orgId}\u0000${key.functionId}\u0000${key.version}\u0000${key.revision ?? ""}`;
 
   const hostFor = (key: FunctionKey, load: () => Promise<LoadedFunction>): Entry => {
     const id = idOf(key);

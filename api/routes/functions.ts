@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { AppError, type FunctionConfig } from "../../core/index.ts";
-import { hasScope, type KeyPrincipal } from "../../engines/index.ts";
+import { hasScope, latestSnapshot, type KeyPrincipal } from "../../engines/index.ts";
 import {
   DEPLOYMENT_LIST,
   DeploymentSchema,
@@ -10,7 +10,10 @@ import {
   FunctionDeploySchema,
   FunctionLogSchema,
   FunctionSchema,
+  createFunctionInvoker,
+  createFunctionService,
   invocationDepthOf,
+  type EngineStateAccess,
   LOG_LIST,
   RollbackSchema,
   SECRET_NAME,
@@ -19,7 +22,7 @@ import {
   type FunctionInvoker,
   type FunctionService,
 } from "../../runtime/index.ts";
-import type { AppEnv } from "../env.ts";
+import type { ApiDeps, AppEnv } from "../env.ts";
 import { listQuerySchema, parseListQuery } from "../list-params.ts";
 import { requireScope } from "../middleware/auth.ts";
 import { readBody } from "../middleware/json-body.ts";
@@ -31,6 +34,39 @@ const ID_SHAPE = /^fn_[0-9A-Za-z]{1,64}$/;
 const CHALLENGE = 'Bearer realm="tessera"';
 // Hop-by-hop headers belong to this connection, not to the function's request.
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"]);
+
+/**
+ * Mounts `/v1/functions` (management and invocation) on `app`, whose own `fetch` serves
+ * `ctx.platform.fetch` in-process. Returns the invoker, so other routes can tell it of changes.
+ */
+export function mountFunctions(
+  app: Hono<AppEnv>,
+  deps: ApiDeps,
+  engineState: EngineStateAccess,
+): FunctionInvoker {
+  const invoker = createFunctionInvoker({
+    store: deps.store,
+    clock: deps.clock,
+    box: deps.secretBox,
+    config: deps.config.functions,
+    log: deps.log,
+    pool: deps.isolates,
+    outbound: deps.outbound,
+    engineState,
+    latestSnapshot: (orgId) => latestSnapshot(deps.store, orgId),
+    platformFetch: (request) => Promise.resolve(app.fetch(request)),
+  });
+  const functions = createFunctionService({
+    store: deps.store,
+    clock: deps.clock,
+    box: deps.secretBox,
+    config: deps.config.functions,
+    onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
+  });
+  app.route("/v1/functions", invokeRoutes(invoker, deps.config.functions));
+  app.route("/v1/functions", functionRoutes(functions));
+  return invoker;
+}
 
 /** Whether a path is a function invocation (`/v1/functions/{id}/invoke` and below). */
 export function isInvokePath(path: string): boolean {

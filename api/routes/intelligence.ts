@@ -31,7 +31,7 @@ const SnapshotRefreshSchema = z.object({}).strict();
  * needs `finance:read`, `growth:read` and `talent:read` (a `read_only` or
  * `full_access` key has them), and a refresh — a write — needs the three `:write`.
  */
-export function intelligenceRoutes(deps: ApiDeps): Hono<AppEnv> {
+export function intelligenceRoutes(deps: ApiDeps, onRefreshed?: (orgId: string) => void): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requireScope("finance"), requireScope("growth"), requireScope("talent"));
   const org = (c: { get(key: "principal"): { orgId: string } }) => c.get("principal").orgId;
@@ -43,6 +43,7 @@ export function intelligenceRoutes(deps: ApiDeps): Hono<AppEnv> {
   app.post("/", async (c) => {
     parseBody(c, SnapshotRefreshSchema);
     const snapshot = await refreshSnapshot(deps.store, deps.clock, org(c));
+    onRefreshed?.(org(c));
     c.header("Location", `${PATH}/${snapshot.id}`);
     return c.json(snapshot, 201);
   });

@@ -9,6 +9,8 @@ CREATE TABLE functions (
   -- The deployment that serves requests, and the newest one.
   active_version integer NOT NULL,
   latest_version integer NOT NULL,
+  -- Bumped by every secrets change: warm isolates booted with older secrets are not used again.
+  secrets_revision integer NOT NULL DEFAULT 0,
   metadata jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),

@@ -280,9 +280,9 @@ describe.each(storeKinds())("function management on $name", (kind) => {
     const fn = await deploy({ name: "logged" });
     await store.query(
       `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
-       VALUES ('flog_a', $1, $2, 1, 'req_1', 'log', 'first', 0, '2025-03-15T10:00:00Z'),
-              ('flog_b', $1, $2, 1, 'req_1', 'error', 'second', 1, '2025-03-15T10:00:00Z'),
-              ('flog_c', $1, $2, 1, 'req_2', 'warn', 'third', 0, '2025-03-15T10:00:01Z')`,
+       VALUES ('flog_a' || $2, $1, $2, 1, 'req_1', 'log', 'first', 0, '2025-03-15T10:00:00Z'),
+              ('flog_b' || $2, $1, $2, 1, 'req_1', 'error', 'second', 1, '2025-03-15T10:00:00Z'),
+              ('flog_c' || $2, $1, $2, 1, 'req_2', 'warn', 'third', 0, '2025-03-15T10:00:01Z')`,
       [org.id, fn.body.id],
     );
     const all = await t.request("GET", "/v1/functions/logged/logs", { key: org.key });
@@ -308,8 +308,8 @@ describe.each(storeKinds())("function management on $name", (kind) => {
     const fn = await deploy({ name: "retained" });
     await store.query(
       `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
-       VALUES ('flog_old', $1, $2, 1, 'req_o', 'log', 'old', 0, '2025-03-01T00:00:00Z'),
-              ('flog_new', $1, $2, 1, 'req_n', 'log', 'new', 0, '2025-03-14T00:00:00Z')`,
+       VALUES ('flog_old' || $2, $1, $2, 1, 'req_o', 'log', 'old', 0, '2025-03-01T00:00:00Z'),
+              ('flog_new' || $2, $1, $2, 1, 'req_n', 'log', 'new', 0, '2025-03-14T00:00:00Z')`,
       [org.id, fn.body.id],
     );
     const [job] = functionJobs(t.config);
