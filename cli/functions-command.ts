@@ -1,5 +1,6 @@
 import { basename, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
+import { stopCompiler } from "../runtime/index.ts";
 import { collectUpload, functionsClient, type ApiAnswer } from "./functions.ts";
 
 export interface FunctionsFlags {
@@ -35,7 +36,7 @@ export async function functionsCommand(
     case "deploy": {
       if (!target) return need("deploy DIR [--name N] [--entrypoint FILE] [--public]");
       const dir = resolve(target);
-      const files = collectUpload(dir);
+      const files = await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
       const body = {
         name: flags.name ?? basename(dir).toLowerCase(),
         files,

@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, relative, sep } from "node:path";
 import type { Config } from "../core/index.ts";
+import { DenoConfigSchema, lookupImportMap, stripJsonComments, type DenoConfig } from "../runtime/index.ts";
 import { openDataDir } from "../store/index.ts";
+import { isScannable, scanImports } from "./import-scan.ts";
+import { DEFAULT_VENDOR_LIMITS, isRemoteSpecifier, vendorRemote } from "./vendor.ts";
 
 /**
  * `tessera functions …`: a developer's commands, over HTTP to a Tessera server with an
@@ -60,27 +63,80 @@ const SKIPPED = new Set([".git", ".DS_Store", ".env", "node_modules", ".vscode",
 const PACKAGE_FILE = /\.(?:m?js|cjs|json|ts|mts|tsx|jsx)$/;
 const NOT_IMPORTABLE = /(?:\.d\.[mc]?ts|\.map|\.test\.[jt]s)$/;
 
+export interface CollectOptions {
+  /** The jsr registry (`TESSERA_JSR_URL`); default https://jsr.io. */
+  jsrUrl?: string | undefined;
+  /** Caps on the remote modules vendored, bytes and count. */
+  maxVendorBytes?: number | undefined;
+  maxVendorModules?: number | undefined;
+  fetch?: typeof fetch;
+}
+
 /**
  * The upload for `functions deploy DIR`: the folder's sources (no dot-env, no VCS), plus
- * every npm package the function imports (`npm:` specifiers, deno.json mappings to
- * `npm:`, bare imports), with their dependencies, copied from the nearest
- * `node_modules` — the server may have no internet, so the CLI carries them.
+ * what the server cannot fetch itself, having perhaps no internet: every `https:` and
+ * `jsr:` module the function imports (in its sources or as deno.json import map values),
+ * with their own imports, under `vendor/` with generated import map entries merged into
+ * the uploaded deno.json (the developer's entries win); and every npm package (`npm:`,
+ * deno.json mappings to `npm:`, bare imports, and those of vendored modules), with its
+ * dependencies, copied from the nearest `node_modules`.
+ *
+ * @example
+ *   const files = await collectUpload("./functions/hello", { jsrUrl: env.TESSERA_JSR_URL });
  */
-export function collectUpload(dir: string): Record<string, string> {
+export async function collectUpload(
+  dir: string,
+  options: CollectOptions = {},
+): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   walk(dir, dir, files);
-  const wanted = new Set<string>();
-  const imports = readImportMap(files);
+  const configFile = CONFIG_FILES.find((name) => name in files);
+  const parsedConfig = readConfig(configFile ? files[configFile]! : undefined);
+  const config = parsedConfig ?? {};
+  const npm = new Set<string>();
+  const remote = new Set<string>();
+  const classify = (specifier: string) => {
+    if (isRemoteSpecifier(specifier)) remote.add(specifier);
+    else npm.add(specifier);
+  };
   for (const [path, source] of Object.entries(files)) {
-    if (!/\.(?:m?[jt]sx?)$/.test(path)) continue;
-    for (const specifier of importSpecifiers(source)) {
-      const mapped = imports[specifier] ?? prefixMapped(imports, specifier) ?? specifier;
-      const name = npmPackageName(mapped);
-      if (name) wanted.add(name);
+    if (!isScannable(path)) continue;
+    for (const specifier of await scanImports(source, path, config)) {
+      const mapped = lookupImportMap(config, specifier, [path]) ?? specifier;
+      if (!/^\.{0,2}\//.test(mapped)) classify(mapped);
     }
   }
+  for (const map of [config.imports ?? {}, ...Object.values(config.scopes ?? {})]) {
+    for (const target of Object.values(map))
+      if (isRemoteSpecifier(target) && !target.endsWith("/")) remote.add(target);
+  }
+  if (remote.size > 0) {
+    if (!parsedConfig)
+      throw new Error(`${configFile} is not a valid deno.json: fix it to vendor remote imports`);
+    const vendored = await vendorRemote(remote, {
+      jsrUrl: options.jsrUrl ?? "https://jsr.io",
+      maxBytes: options.maxVendorBytes ?? DEFAULT_VENDOR_LIMITS.maxBytes,
+      maxModules: options.maxVendorModules ?? DEFAULT_VENDOR_LIMITS.maxModules,
+      config,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    Object.assign(files, vendored.files);
+    vendored.npm.forEach((specifier) => npm.add(specifier));
+    // The developer's own entries win; generated ones only add what was missing.
+    files[configFile ?? "deno.json"] = JSON.stringify(
+      { ...config, imports: { ...vendored.imports, ...config.imports } },
+      null,
+      2,
+    );
+  }
+  copyPackages(dir, npm, files);
+  return files;
+}
+
+/** Copies each npm package named by a specifier, and its dependencies, under `node_modules/`. */
+function copyPackages(dir: string, specifiers: Iterable<string>, files: Record<string, string>): void {
+  const queue = [...specifiers].flatMap((specifier) => npmPackageName(specifier) ?? []);
   const vendored = new Set<string>();
-  const queue = [...wanted];
   while (queue.length > 0) {
     const name = queue.shift()!;
     if (vendored.has(name)) continue;
@@ -97,7 +153,6 @@ export function collectUpload(dir: string): Record<string, string> {
     };
     queue.push(...Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
   }
-  return files;
 }
 
 function walk(root: string, dir: string, files: Record<string, string>): void {
@@ -125,31 +180,17 @@ function walkPackage(dir: string, prefix: string, files: Record<string, string>)
   }
 }
 
-function readImportMap(files: Record<string, string>): Record<string, string> {
-  const text = files["deno.json"] ?? files["deno.jsonc"];
-  if (!text) return {};
+const CONFIG_FILES = ["deno.json", "deno.jsonc"];
+
+/** The developer's deno.json; undefined when it is broken (the server is the one to say how). */
+function readConfig(text: string | undefined): DenoConfig | undefined {
+  if (text === undefined) return {};
   try {
-    return (
-      (JSON.parse(text.replace(/^\s*\/\/.*$/gm, "")) as { imports?: Record<string, string> }).imports ?? {}
-    );
+    const parsed = DenoConfigSchema.safeParse(JSON.parse(stripJsonComments(text)));
+    return parsed.success ? parsed.data : undefined;
   } catch {
-    return {};
+    return undefined;
   }
-}
-
-function prefixMapped(imports: Record<string, string>, specifier: string): string | undefined {
-  for (const [from, to] of Object.entries(imports)) {
-    if (from.endsWith("/") && specifier.startsWith(from)) return to + specifier.slice(from.length);
-  }
-  return undefined;
-}
-
-/** Static and dynamic import/export specifiers (a scan, not a parse: enough to find packages). */
-function importSpecifiers(source: string): string[] {
-  const found: string[] = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\bexport\s*\*\s*from\s*)["']([^"'\n]+)["']/g;
-  for (const match of source.matchAll(pattern)) found.push(match[1]!);
-  return found;
 }
 
 /** `npm:hono@4/jsx` → `hono`; a bare `@scope/pkg/sub` → `@scope/pkg`; relative, URL and node: → undefined. */

@@ -28,7 +28,7 @@ const USAGE = `usage: tessera <command>
     (over HTTP: --url or TESSERA_URL, default the server on the data dir; --key or TESSERA_API_KEY)
 
 Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL,
-TESSERA_URL, TESSERA_API_KEY (functions commands).`;
+TESSERA_URL, TESSERA_API_KEY, TESSERA_JSR_URL (functions commands; jsr registry, default https://jsr.io).`;
 
 export async function runCli(
   argv: string[],

@@ -6,16 +6,24 @@ import type { DenoConfig, FunctionFiles } from "./source-files.ts";
  * relative specifiers, then the deno.json import map (`imports`, and `scopes` for the
  * importing file), then bare specifiers from vendored `node_modules/`. `npm:` maps to
  * `node_modules/<name>`; `jsr:` and `https:` must be mapped to uploaded files by the
- * import map (the CLI vendors them, since servers may have no internet). Nothing of
- * Node (`node:`) exists inside the isolate.
+ * import map (the CLI vendors them under `vendor/`, since servers may have no internet).
+ * Nothing of Node (`node:`) exists inside the isolate.
+ *
+ * A vendored file is known by the URL that maps to it (`"https://deno.land/std/x.ts":
+ * "./vendor/deno.land/std/x.ts"`): its relative imports resolve against that URL, as in
+ * the import maps spec, and the result goes through the map again. Map targets that are
+ * themselves specifiers (`jsr:…`, a redirect's final `https:` URL) are looked up again,
+ * a few hops at most: the CLI writes such chains and the developer's entries stay as written.
  */
 
 const EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".json"];
+const MAX_MAP_HOPS = 4;
 
 export type Resolution = { path: string } | { error: string };
 
 export function createResolver(files: FunctionFiles, config: DenoConfig) {
   const exists = (path: string) => Object.hasOwn(files, path);
+  const urlOf = vendoredUrls(config.imports ?? {});
 
   const probe = (path: string): string | undefined => {
     const clean = posix.normalize(path).replace(/^\/+/, "");
@@ -52,35 +60,40 @@ export function createResolver(files: FunctionFiles, config: DenoConfig) {
     return rest ? probe(`${dir}/${rest}`) : packageEntry(dir);
   };
 
-  const mapped = (specifier: string, importer: string): string | undefined => {
-    for (const [scope, map] of Object.entries(config.scopes ?? {})) {
-      if (`/${importer}`.startsWith(`/${scope.replace(/^\.?\//, "")}`)) {
-        const hit = applyMap(map, specifier);
-        if (hit !== undefined) return hit;
+  return function resolve(specifier: string, importer: string): Resolution {
+    const base = urlOf.get(importer);
+    const referrer = base === undefined ? [importer] : [importer, base];
+    if (isRelative(specifier)) {
+      if (base === undefined) {
+        const found = probe(posix.join(posix.dirname(importer), specifier));
+        return found ? { path: found } : { error: `Module not found: '${specifier}'` };
       }
+      const absolute = new URL(specifier, base).href;
+      const viaMap = resolveMapped(absolute, referrer);
+      if ("path" in viaMap) return viaMap;
+      // A vendor folder laid out by URL path also resolves by file path.
+      const found = probe(posix.join(posix.dirname(importer), specifier));
+      return found ? { path: found } : viaMap;
     }
-    return applyMap(config.imports ?? {}, specifier);
+    return resolveMapped(specifier, referrer);
   };
 
-  return function resolve(specifier: string, importer: string): Resolution {
-    const relative = /^\.{0,2}\//.test(specifier);
-    if (relative) {
-      const found = probe(posix.join(posix.dirname(importer), specifier));
-      return found ? { path: found } : { error: `Module not found: '${specifier}'` };
-    }
-    const target = mapped(specifier, importer);
-    if (target !== undefined) {
+  function resolveMapped(specifier: string, referrer: string[]): Resolution {
+    let current = specifier;
+    for (let hop = 0; hop < MAX_MAP_HOPS; hop++) {
+      const target = lookupImportMap(config, current, referrer);
+      if (target === undefined || target === current) break;
       // Map targets are relative to deno.json, at the function's root.
-      if (/^\.{0,2}\//.test(target)) {
+      if (isRelative(target)) {
         const found = probe(target);
         return found
           ? { path: found }
           : { error: `Module not found: '${target}' (mapped from '${specifier}')` };
       }
-      return resolveBare(target);
+      current = target;
     }
-    return resolveBare(specifier);
-  };
+    return resolveBare(current);
+  }
 
   function resolveBare(specifier: string): Resolution {
     if (specifier.startsWith("node:")) {
@@ -104,14 +117,73 @@ function notVendored(specifier: string): Resolution {
   };
 }
 
-/** An import map lookup: an exact key, else the longest key ending in `/` that prefixes it. */
+function isRelative(specifier: string): boolean {
+  return /^\.{0,2}\//.test(specifier);
+}
+
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:/i;
+
+/** The URL each vendored file was fetched from: the import map's URL keys whose target is a file. */
+function vendoredUrls(imports: Record<string, string>): Map<string, string> {
+  const urls = new Map<string, string>();
+  for (const [key, target] of Object.entries(imports)) {
+    if (/^https?:\/\//.test(key) && !key.endsWith("/") && isRelative(target)) {
+      urls.set(posix.normalize(target).replace(/^\/+/, ""), key);
+    }
+  }
+  return urls;
+}
+
+/**
+ * The deno.json import map applied to one specifier: the `scopes` matching the referrer
+ * (its file path, or for a vendored file also its URL) first, most specific first, then
+ * `imports`. `referrer` lists the importer's path and, when it has one, its URL.
+ *
+ * @example
+ *   lookupImportMap({ imports: { "@std/path": "jsr:@std/path@^1" } }, "@std/path/join", ["index.ts"])
+ *   // → "jsr:@std/path@^1/join"
+ */
+export function lookupImportMap(
+  config: Pick<DenoConfig, "imports" | "scopes">,
+  specifier: string,
+  referrer: string[],
+): string | undefined {
+  const scopes = Object.entries(config.scopes ?? {})
+    .filter(([scope]) => referrer.some((from) => inScope(scope, from)))
+    .sort(([a], [b]) => b.length - a.length);
+  for (const [, map] of scopes) {
+    const hit = applyMap(map, specifier);
+    if (hit !== undefined) return hit;
+  }
+  return applyMap(config.imports ?? {}, specifier);
+}
+
+function inScope(scope: string, referrer: string): boolean {
+  if (URL_LIKE.test(scope)) return URL_LIKE.test(referrer) && referrer.startsWith(scope);
+  if (URL_LIKE.test(referrer)) return false;
+  return `/${referrer}`.startsWith(`/${scope.replace(/^\.?\//, "")}`);
+}
+
+/**
+ * An import map lookup: an exact key, else the longest key ending in `/` that prefixes it.
+ * As in Deno, a key mapped to a `jsr:` or `npm:` package also covers its subpaths
+ * (`"@std/path": "jsr:@std/path@^1"` maps `@std/path/join`).
+ */
 function applyMap(map: Record<string, string>, specifier: string): string | undefined {
   if (Object.hasOwn(map, specifier)) return map[specifier];
   let best: string | undefined;
-  for (const key of Object.keys(map)) {
-    if (key.endsWith("/") && specifier.startsWith(key) && (!best || key.length > best.length)) best = key;
+  for (const [key, target] of Object.entries(map)) {
+    const prefix = key.endsWith("/")
+      ? key
+      : /^(?:jsr|npm):/.test(target) && !/^\.{0,2}\/|^[a-z][a-z0-9+.-]*:\/\//i.test(key)
+        ? `${key}/`
+        : undefined;
+    if (prefix && specifier.startsWith(prefix) && (!best || prefix.length > best.length)) best = key;
   }
-  return best === undefined ? undefined : map[best] + specifier.slice(best.length);
+  if (best === undefined) return undefined;
+  const target = map[best]!;
+  const rest = specifier.slice(best.endsWith("/") ? best.length : best.length + 1);
+  return best.endsWith("/") ? target + rest : `${target}/${rest}`;
 }
 
 /** The file a package's `exports` names for `import` of its root, when it is that simple. */

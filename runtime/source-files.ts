@@ -84,7 +84,7 @@ export function invalidFile(path: string, message: string): AppError {
 }
 
 /** JSONC as deno.jsonc allows it: line and block comments, outside strings. */
-function stripJsonComments(text: string): string {
+export function stripJsonComments(text: string): string {
   return text.replace(
     /("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g,
     (match, string: string | undefined) => string ?? "",
