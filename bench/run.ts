@@ -14,12 +14,20 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { authOverhead } from "./auth-overhead.ts";
 import { createContacts } from "./create-contacts.ts";
+import { functionInvoke } from "./function-invoke.ts";
 import { isolatePool } from "./isolate-pool.ts";
 import { listOverdue } from "./list-overdue.ts";
 import { webhookDelivery } from "./webhook-delivery.ts";
 import type { Benchmark, BenchResult } from "./lib/report.ts";
 
-const BENCHMARKS: Benchmark[] = [listOverdue, createContacts, authOverhead, webhookDelivery, isolatePool];
+const BENCHMARKS: Benchmark[] = [
+  listOverdue,
+  createContacts,
+  authOverhead,
+  webhookDelivery,
+  isolatePool,
+  functionInvoke,
+];
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
 interface Args {
@@ -55,7 +63,8 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   create-contacts: --contacts=N --connections=C
   auth-overhead: --requests=N
   webhook-delivery: --deliveries=N --samples=S
-  isolate-pool: --boots=N --invokes=N --idle=N`;
+  isolate-pool: --boots=N --invokes=N --idle=N
+  function-invoke: --duration=S --warmup=S --connections=C`;
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));

@@ -29,16 +29,18 @@ export async function benchDatabaseUrl(): Promise<string> {
 
 /**
  * `tessera serve --role api` in a child process on PostgreSQL, with rate limits
- * that count but never refuse, on a scratch data dir removed at stop.
+ * that count but never refuse, on a scratch data dir removed at stop. `nodeArgs`
+ * go to Node before the CLI (`--no-node-snapshot`, which isolated-vm needs).
  */
 export async function startTesseraApi(
   databaseUrl: string,
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   try {
     const server = await startListening(
-      [process.execPath, "--no-node-snapshot", BIN, "serve", "--role", "api"],
+      [process.execPath, "--no-node-snapshot", ...nodeArgs, BIN, "serve", "--role", "api"],
       {
         DATABASE_URL: databaseUrl,
         TESSERA_SECRET: randomBase62(40),

@@ -1,0 +1,197 @@
+import { fileURLToPath } from "node:url";
+import { createApiKey, createOrganization } from "../engines/index.ts";
+import { createPostgresStore, migrate } from "../store/index.ts";
+import { FUNCTION_MODULE } from "./lib/invoke-function.ts";
+import type { LoadOptions, LoadReport } from "./lib/load.ts";
+import { NODE_TS, runForJson, startListening, type ListeningProcess } from "./lib/processes.ts";
+import {
+  numberFlag,
+  target,
+  type Benchmark,
+  type BenchOptions,
+  type BenchResult,
+  type ResultRow,
+} from "./lib/report.ts";
+import { summarize } from "./lib/stats.ts";
+import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
+import { startWorkerd } from "./lib/workerd-server.ts";
+
+const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
+const SERVERS = fileURLToPath(new URL("./lib/invoke-servers.ts", import.meta.url));
+const SIZES = { full: { warmupS: 2, durationS: 10 }, tiny: { warmupS: 0.2, durationS: 0.6 } };
+const PATH = "/v1/functions/bench/invoke/42";
+const EXPECTED_BODY = JSON.stringify({ ok: true, n: 42 });
+
+type Subject = "hono" | "workerd" | "edge-runtime" | "tessera";
+const LABELS: Record<Subject, string> = {
+  hono: "anchor: bare Hono on Node",
+  workerd: "workerd (Cloudflare)",
+  "edge-runtime": "edge-runtime (Vercel)",
+  tessera: "tessera: deployed function",
+};
+
+interface Started {
+  server: ListeningProcess;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A trivial JSON function (`{ ok: true, n: 42 }` from the path) at 32 connections,
+ * served by a bare Hono handler on Node (the anchor), by Cloudflare's workerd, by
+ * Vercel's edge-runtime, and by Tessera: the full stack of `tessera serve --role
+ * api` (auth with a `functions:read` key, rate limits counting but never refusing,
+ * the function deployed through `POST /v1/functions` and invoked on
+ * `/v1/functions/bench/invoke/…`). Until the function runtime is in, Tessera
+ * answers 404 there and its row is reported as not available.
+ */
+export const functionInvoke: Benchmark = {
+  name: "function-invoke",
+  summary: "a trivial JSON function: Tessera vs bare Hono, workerd and edge-runtime",
+  async run(options: BenchOptions): Promise<BenchResult> {
+    const size = options.tiny ? SIZES.tiny : SIZES.full;
+    const connections = numberFlag(options.flags, "connections", 32);
+    const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
+    const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
+    const reports: Partial<Record<Subject, LoadReport>> = {};
+    let unavailable: string | undefined;
+    for (const subject of ["hono", "workerd", "edge-runtime", "tessera"] as const) {
+      const started = await start(subject);
+      if ("unavailable" in started) {
+        unavailable = started.unavailable;
+        options.log(`  ${subject}: not available (${unavailable})`);
+        await started.server.stop();
+        continue;
+      }
+      try {
+        const { server, headers } = started;
+        await expectAnswer(server.url, headers);
+        options.log(`  ${subject}: ${(durationMs / 1000).toFixed(1)} s at ${connections} connections`);
+        reports[subject] = await measure({
+          url: server.url + PATH,
+          headers,
+          connections,
+          warmupMs,
+          durationMs,
+          observePid: server.pid,
+        });
+      } finally {
+        await started.server.stop();
+      }
+    }
+    return result(reports, { connections, warmupMs, durationMs, path: PATH }, unavailable);
+  },
+};
+
+async function start(subject: Subject): Promise<Started | { unavailable: string; server: ListeningProcess }> {
+  if (subject === "hono" || subject === "edge-runtime") {
+    return { server: await startListening([...NODE_TS, SERVERS, subject], {}) };
+  }
+  if (subject === "workerd") return { server: await startWorkerd(FUNCTION_MODULE) };
+  return startTessera();
+}
+
+/** A fresh organization on the bench database, the server, and the function deployed. */
+async function startTessera(): Promise<Started | { unavailable: string; server: ListeningProcess }> {
+  const databaseUrl = await benchDatabaseUrl();
+  const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
+  let keys: { write: string; read: string };
+  try {
+    await migrate(store);
+    const org = await createOrganization(store, {
+      name: `bench-function-invoke-${Date.now()}`,
+      plan: "enterprise",
+    });
+    const write = await createApiKey(store, org.id, { kind: "full_access", name: "bench deploy" });
+    const read = await createApiKey(store, org.id, { kind: "read_only", name: "bench invoke" });
+    keys = { write: write.secret, read: read.secret };
+  } finally {
+    await store.dispose();
+  }
+  const server = await startTesseraApi(databaseUrl);
+  try {
+    const deployed = await fetch(`${server.url}/v1/functions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${keys.write}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "bench", files: { "index.js": FUNCTION_MODULE } }),
+    });
+    if (deployed.status === 404) return { unavailable: "POST /v1/functions answers 404", server };
+    if (deployed.status !== 201)
+      throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+    return { server, headers: { authorization: `Bearer ${keys.read}` } };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** Every subject must give the same answer before it is timed: nothing fast and wrong. */
+async function expectAnswer(url: string, headers: Record<string, string> = {}): Promise<void> {
+  const response = await fetch(url + PATH, { headers });
+  const body = await response.text();
+  if (response.status !== 200 || JSON.stringify(JSON.parse(body)) !== EXPECTED_BODY) {
+    throw new Error(`${url}${PATH} answered ${response.status} ${body}, not ${EXPECTED_BODY}`);
+  }
+}
+
+async function measure(load: LoadOptions): Promise<LoadReport> {
+  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
+  if (report.errors > 0 || report.non2xx > 0) {
+    throw new Error(
+      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
+        `out of ${report.requests} requests to ${load.url}`,
+    );
+  }
+  return report;
+}
+
+function stats(report: LoadReport) {
+  const latency = summarize(report.samplesUs);
+  const windowS = report.windowMs / 1000;
+  return {
+    reqPerSec: report.requests / windowS,
+    medianMs: latency.median / 1000,
+    p99Ms: latency.p99 / 1000,
+    cpu: { server: report.cpuS.server / windowS, machine: report.cpuS.machineBusy / windowS },
+  };
+}
+
+function result(
+  reports: Partial<Record<Subject, LoadReport>>,
+  params: Record<string, unknown>,
+  unavailable: string | undefined,
+): BenchResult {
+  const measured = Object.fromEntries(
+    Object.entries(reports).map(([subject, report]) => [subject, stats(report)]),
+  ) as Partial<Record<Subject, ReturnType<typeof stats>>>;
+  const anchor = measured.hono!;
+  const rows: ResultRow[] = Object.entries(measured).map(([subject, s]) => ({
+    subject: LABELS[subject as Subject],
+    unit: "ms",
+    median: s.medianMs,
+    p99: s.p99Ms,
+    reqPerSec: s.reqPerSec,
+    versusAnchor: subject === "hono" ? "1.00×" : `${(s.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`,
+  }));
+  const tessera = measured.tessera;
+  const ratios = tessera && {
+    hono: tessera.reqPerSec / anchor.reqPerSec,
+    workerd: tessera.reqPerSec / measured.workerd!.reqPerSec,
+    edgeRuntime: tessera.reqPerSec / measured["edge-runtime"]!.reqPerSec,
+  };
+  return {
+    name: "function-invoke",
+    description: `GET ${PATH} → {ok: true, n: 42}, ${String(params.connections)} connections${
+      unavailable ? `; tessera not available: ${unavailable}` : ""
+    }`,
+    params,
+    rows,
+    targets: ratios
+      ? [
+          target("tessera req/s ≥ 0.5× bare Hono", ratios.hono, ">=", 0.5, "×"),
+          target("tessera req/s ≥ 1× workerd", ratios.workerd, ">=", 1, "×"),
+          target("tessera req/s ≥ 1× edge-runtime", ratios.edgeRuntime, ">=", 1, "×"),
+        ]
+      : [],
+    details: { measured, ratios: ratios ?? null, tesseraUnavailable: unavailable ?? null },
+  };
+}
