@@ -45,6 +45,7 @@ export async function functionsCommand(
       };
       const answer = await client.json("POST", "/v1/functions", body);
       if (answer.status === 201) {
+        const count = Object.keys(files).length;
         const fn = JSON.parse(answer.text) as {
           name: string;
           version: number;
@@ -52,7 +53,7 @@ export async function functionsCommand(
           bundle_bytes: number;
         };
         console.log(
-          `deployed ${fn.name} v${fn.version} (${Object.keys(files).length} files, bundle ${fn.bundle_bytes} bytes)`,
+          `deployed ${fn.name} v${fn.version} (${count} ${count === 1 ? "file" : "files"}, bundle ${fn.bundle_bytes} bytes)`,
         );
         console.log(`  ${new URL(fn.invoke_path, client.base).toString()}`);
         return 0;
