@@ -212,7 +212,8 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         });
       };
       let subrequests = 0;
-      const deadline = AbortSignal.timeout(fn.limits.wall_time_ms);
+      // Made on first use: an AbortSignal costs more than the rest of a trivial invocation.
+      let deadline: AbortSignal | undefined;
       const io: InvocationIO = {
         fetch: async (outbound, via) => {
           if (++subrequests > config.maxSubrequests) {
@@ -223,7 +224,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
           }
           return via === "platform"
             ? platformFetch(outbound, request, options, config.maxResponseBytes)
-            : options.outbound(outbound, deadline);
+            : options.outbound(outbound, (deadline ??= AbortSignal.timeout(fn.limits.wall_time_ms)));
         },
         call: (op, args) => callOp(op, args, fn.orgId, options.engineState),
         snapshot: () => snapshot,

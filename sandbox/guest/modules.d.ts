@@ -38,3 +38,11 @@ declare module "@ungap/structured-clone" {
   const structuredClone: (value: unknown, options?: { json?: boolean; lossy?: boolean }) => unknown;
   export default structuredClone;
 }
+
+declare module "whatwg-url/lib/url-state-machine.js" {
+  const stateMachine: {
+    basicURLParse(input: string, options?: Record<string, unknown>): unknown;
+    serializeURL(url: unknown): string;
+  };
+  export default stateMachine;
+}

@@ -16,7 +16,13 @@ const checks = {
     const parsed = cases.map((input) => { try { const u = new URL(input); return [u.href, u.origin, u.host, u.pathname, u.search, u.hash]; } catch (e) { return e.name; } });
     const params = new URLSearchParams("b=2&a=1&a=3&c=%20x+y");
     params.sort();
-    return { parsed, params: params.toString(), all: params.getAll("a"), relative: new URL("../up?q", "https://h.example/a/b/c").href, invalid: URL.canParse("nope") };
+    // Parses are memoized per isolate: a second parse gives the same answer, and changing one URL changes no other.
+    const again = cases.map((input) => { try { const u = new URL(input); return [u.href, u.origin, u.host, u.pathname, u.search, u.hash]; } catch (e) { return e.name; } });
+    const first = new URL("http://[::1]:8080/a/b?q#h");
+    first.pathname = "/changed"; first.hostname = "[::2]"; first.search = "?x"; first.searchParams.append("y", "1");
+    const second = new URL("http://[::1]:8080/a/b?q#h");
+    const relatives = [new URL("c", "https://h.example/a/b#one").href, new URL("c", "https://h.example/a/b#two").href, new URL("", "https://h.example/a/b?q#three").href];
+    return { parsed, again, mutated: first.href, untouched: second.href, relatives, params: params.toString(), all: params.getAll("a"), relative: new URL("../up?q", "https://h.example/a/b/c").href, invalid: URL.canParse("nope"), stillInvalid: URL.canParse("nope") };
   },
   async encoding() {
     const decoder = new TextDecoder();
@@ -172,12 +178,26 @@ describe("the guest platform, compared with Node's", () => {
     });
     const params = new URLSearchParams("b=2&a=1&a=3&c=%20x+y");
     params.sort();
+    const mutated = new URL("http://[::1]:8080/a/b?q#h");
+    mutated.pathname = "/changed";
+    mutated.hostname = "[::2]";
+    mutated.search = "?x";
+    mutated.searchParams.append("y", "1");
     expect(await check("url")).toEqual({
       parsed: expected,
+      again: expected,
+      mutated: mutated.href,
+      untouched: "http://[::1]:8080/a/b?q#h",
+      relatives: [
+        new URL("c", "https://h.example/a/b#one").href,
+        new URL("c", "https://h.example/a/b#two").href,
+        new URL("", "https://h.example/a/b?q#three").href,
+      ],
       params: params.toString(),
       all: ["1", "3"],
       relative: new URL("../up?q", "https://h.example/a/b/c").href,
       invalid: false,
+      stillInvalid: false,
     });
   });
 
