@@ -244,7 +244,14 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       for (const [name, value] of response.headers) {
         if (!HOP_BY_HOP.has(name.toLowerCase())) headers.append(name, value);
       }
-      const body = response.body ? limitBody(response.body, config.maxResponseBytes, log) : null;
+      let body: ReadableStream<Uint8Array> | Uint8Array | null = response.body;
+      if (body instanceof Uint8Array && body.byteLength > config.maxResponseBytes) {
+        log("error", `payload_too_large: the response body exceeded ${config.maxResponseBytes} bytes`);
+        throw new AppError(
+          "payload_too_large",
+          `The function's response body exceeds ${config.maxResponseBytes} bytes`,
+        );
+      } else if (body && !(body instanceof Uint8Array)) body = limitBody(body, config.maxResponseBytes, log);
       const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
       return new Response(nullBody || request.method === "HEAD" ? null : body, {
         status: response.status,

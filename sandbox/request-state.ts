@@ -115,20 +115,14 @@ export function createRequestState(options: RequestStateOptions): RequestState {
       if (answered || ended) return;
       answered = true;
       if (done) guestIdle = guestDone = true;
-      let stream: ReadableStream<Uint8Array> | null = null;
-      if (body === "stream") stream = bodyStream();
+      // A body the guest had whole crosses as bytes: a web stream costs more than a small request.
+      let payload: ReadableStream<Uint8Array> | Uint8Array | null = null;
+      if (body === "stream") payload = bodyStream();
       else {
         bodyDone = true;
-        if (body && body.byteLength > 0) {
-          stream = new ReadableStream<Uint8Array>({
-            start(c) {
-              c.enqueue(body);
-              c.close();
-            },
-          });
-        }
+        if (body && body.byteLength > 0) payload = body;
       }
-      resolveResponse({ status, statusText, headers, body: stream, finished });
+      resolveResponse({ status, statusText, headers, body: payload, finished });
       maybeEnd();
     },
     chunk(bytes) {

@@ -90,7 +90,7 @@ describe("response bodies", () => {
       });`);
     const io = recordingIO();
     const response = await host.invoke(request(), io);
-    const reader = response.body!.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toBe("chunk1;");
     expect(io.logs.map((l) => l.message)).not.toContain("produced 3");
@@ -113,7 +113,7 @@ describe("response bodies", () => {
       };`);
     const io = recordingIO();
     const response = await host.invoke(request(), io);
-    const reader = response.body!.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await reader.cancel("client went away");
     await response.finished;

@@ -96,7 +96,10 @@ export function recordingIO(
 }
 
 export async function text(response: InvocationResponse): Promise<string> {
-  return response.body ? new Response(response.body).text() : "";
+  if (!response.body) return "";
+  return response.body instanceof Uint8Array
+    ? new TextDecoder().decode(response.body)
+    : new Response(response.body).text();
 }
 
 export async function json(response: InvocationResponse): Promise<Record<string, unknown>> {
