@@ -12,7 +12,7 @@ import {
   type BenchResult,
   type ResultRow,
 } from "./lib/report.ts";
-import { summarize } from "./lib/stats.ts";
+import { loadStats } from "./lib/stats.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { startWorkerd } from "./lib/workerd-server.ts";
 
@@ -144,25 +144,14 @@ async function measure(load: LoadOptions): Promise<LoadReport> {
   return report;
 }
 
-function stats(report: LoadReport) {
-  const latency = summarize(report.samplesUs);
-  const windowS = report.windowMs / 1000;
-  return {
-    reqPerSec: report.requests / windowS,
-    medianMs: latency.median / 1000,
-    p99Ms: latency.p99 / 1000,
-    cpu: { server: report.cpuS.server / windowS, machine: report.cpuS.machineBusy / windowS },
-  };
-}
-
 function result(
   reports: Partial<Record<Subject, LoadReport>>,
   params: Record<string, unknown>,
   unavailable: string | undefined,
 ): BenchResult {
   const measured = Object.fromEntries(
-    Object.entries(reports).map(([subject, report]) => [subject, stats(report)]),
-  ) as Partial<Record<Subject, ReturnType<typeof stats>>>;
+    Object.entries(reports).map(([subject, report]) => [subject, loadStats(report)]),
+  ) as Partial<Record<Subject, ReturnType<typeof loadStats>>>;
   const anchor = measured.hono!;
   const rows: ResultRow[] = Object.entries(measured).map(([subject, s]) => ({
     subject: LABELS[subject as Subject],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SUBTLE_METHODS } from "./guest/subtle-methods.ts";
 
 /**
  * The host↔guest protocol. The guest gets one host function, `host(op, slot, ...args)`
@@ -30,20 +31,7 @@ export const OpCallSchema = z.object({
   args: z.unknown(),
 });
 
-export const SUBTLE_METHODS = [
-  "encrypt",
-  "decrypt",
-  "sign",
-  "verify",
-  "digest",
-  "generateKey",
-  "deriveKey",
-  "deriveBits",
-  "importKey",
-  "exportKey",
-  "wrapKey",
-  "unwrapKey",
-] as const;
+export { SUBTLE_METHODS };
 export const CryptoCallSchema = z.object({
   method: z.enum(SUBTLE_METHODS),
   args: z.array(z.unknown()).max(8),

@@ -1,3 +1,4 @@
+import type { LoadReport } from "./load.ts";
 /** Latency summary of a set of samples (same unit in and out). */
 export interface Summary {
   count: number;
@@ -26,5 +27,17 @@ export function summarize(samples: ArrayLike<number>): Summary {
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1] ?? NaN,
     mean: sorted.length ? sum / sorted.length : NaN,
+  };
+}
+
+/** Rate, latency and CPU shares of one load run's measured window. */
+export function loadStats(report: LoadReport) {
+  const latency = summarize(report.samplesUs);
+  const windowS = report.windowMs / 1000;
+  return {
+    reqPerSec: report.requests / windowS,
+    medianMs: latency.median / 1000,
+    p99Ms: latency.p99 / 1000,
+    cpu: { server: report.cpuS.server / windowS, machine: report.cpuS.machineBusy / windowS },
   };
 }

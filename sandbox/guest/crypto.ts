@@ -1,6 +1,7 @@
 import { hostCall, hostSync, requests } from "./bridge.ts";
 import { DOMException } from "./dom-exception.ts";
 import { toBytes } from "./encoding.ts";
+import { SUBTLE_METHODS } from "./subtle-methods.ts";
 
 /**
  * Web Crypto. Random bytes come from the host's CSPRNG (pooled); `subtle` runs in the
@@ -161,21 +162,6 @@ async function run(method: string, args: unknown[]): Promise<unknown> {
   return decode(result);
 }
 
-const METHODS = [
-  "encrypt",
-  "decrypt",
-  "sign",
-  "verify",
-  "digest",
-  "generateKey",
-  "deriveKey",
-  "deriveBits",
-  "importKey",
-  "exportKey",
-  "wrapKey",
-  "unwrapKey",
-] as const;
-
 export class SubtleCrypto {
   constructor(key?: symbol) {
     if (key !== SUBTLE) throw new TypeError("Illegal constructor");
@@ -185,7 +171,7 @@ export class SubtleCrypto {
   }
 }
 const SUBTLE = Symbol("subtle");
-for (const method of METHODS) {
+for (const method of SUBTLE_METHODS) {
   Object.defineProperty(SubtleCrypto.prototype, method, {
     value: {
       [method](...args: unknown[]) {
