@@ -142,7 +142,8 @@ describe("isolate pool", () => {
       Array.from({ length: 20 }, () => pool.invoke(key("fn_echo"), loader("echo"), message(), io())),
     );
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
-  });
+    // 320 isolates die and boot again: ~20 s on a busy 2-core machine, more than the default test time.
+  }, 120_000);
 
   it("retires the least recently used idle isolate past the count", async () => {
     const small = createIsolatePool({ maxIsolates: 2, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
