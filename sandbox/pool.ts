@@ -1,5 +1,10 @@
 import { AppError, type Disposable } from "../core/index.ts";
-import { createIsolateHost, type GuestProgram, type IsolateHost } from "./isolate-host.ts";
+import {
+  createIsolateHost,
+  disposeSpareIsolates,
+  type GuestProgram,
+  type IsolateHost,
+} from "./isolate-host.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 
@@ -161,6 +166,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       const all = [...entries.values()];
       entries.clear();
       await Promise.all(all.map((entry) => entry.host.then((host) => host.dispose()).catch(() => {})));
+      disposeSpareIsolates();
     },
   };
 }

@@ -282,3 +282,28 @@ describe("handler styles and faults", () => {
     expect(answers).toEqual(Array(25).fill("1function"));
   });
 });
+
+describe("blank isolates made ahead of time", () => {
+  it("serve cold starts without sharing anything between the functions that take them", async () => {
+    const { disposeSpareIsolates } = await import("../../sandbox/index.ts");
+    const source = `globalThis.seen ??= []; export default (req) => { globalThis.seen.push(new URL(req.url).pathname); return Response.json(globalThis.seen); };`;
+    const hosts: IsolateHost[] = [];
+    try {
+      for (const name of ["/a", "/b", "/c"]) {
+        // A turn of the event loop lets the next blank isolate be made, so every boot after the first takes one.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const host = await hostFor(source);
+        hosts.push(host);
+        expect(await json(await host.invoke(request(`https://fn.example${name}`), recordingIO()))).toEqual([
+          name,
+        ]);
+      }
+      disposeSpareIsolates();
+      const after = await hostFor(source);
+      hosts.push(after);
+      expect(await json(await after.invoke(request("https://fn.example/d"), recordingIO()))).toEqual(["/d"]);
+    } finally {
+      for (const host of hosts) host.dispose();
+    }
+  });
+});
