@@ -2,13 +2,12 @@ import { fileURLToPath } from "node:url";
 import { systemClock } from "../core/index.ts";
 import { createApiKey, createOrganization, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
-import type { LoadOptions, LoadReport } from "./lib/load.ts";
-import { NODE_TS, runForJson, startListening } from "./lib/processes.ts";
+import type { LoadReport } from "./lib/load.ts";
+import { NODE_TS, runLoad, startListening } from "./lib/processes.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
 import { loadStats } from "./lib/stats.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 
-const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
 const ANCHOR = fileURLToPath(new URL("./lib/anchor-writer.ts", import.meta.url));
 const SIZES = { full: { contacts: 10_000 }, tiny: { contacts: 200 } };
 /** The API role's default pool (TESSERA_DB_POOL_SIZE); the anchor gets the same. */
@@ -44,7 +43,7 @@ export const createContacts: Benchmark = {
             : await startListening([...NODE_TS, ANCHOR, databaseUrl, org.id, String(POOL_SIZE)], {});
         try {
           options.log(`  ${subject}: ${contacts.toLocaleString("en-US")} creates`);
-          const report = await measure({
+          const report = await runLoad({
             url: `${server.url}/v1/contacts`,
             headers: { authorization: `Bearer ${key.secret}` },
             connections,
@@ -67,17 +66,6 @@ export const createContacts: Benchmark = {
     }
   },
 };
-
-async function measure(load: LoadOptions): Promise<LoadReport> {
-  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
-  if (report.errors > 0 || report.non2xx > 0) {
-    throw new Error(
-      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
-        `out of ${report.requests} requests to ${load.url}`,
-    );
-  }
-  return report;
-}
 
 /** Every create left its row and exactly one `contact.created` event: nothing fast and wrong. */
 async function expectOneEventPerRow(store: Store, orgId: string, expected: number): Promise<void> {

@@ -2,8 +2,8 @@ import { fileURLToPath } from "node:url";
 import { createApiKey, createOrganization } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
 import { FUNCTION_MODULE } from "./lib/invoke-function.ts";
-import type { LoadOptions, LoadReport } from "./lib/load.ts";
-import { NODE_TS, runForJson, startListening, type ListeningProcess } from "./lib/processes.ts";
+import type { LoadReport } from "./lib/load.ts";
+import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
 import {
   numberFlag,
   target,
@@ -16,7 +16,6 @@ import { loadStats } from "./lib/stats.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { startWorkerd } from "./lib/workerd-server.ts";
 
-const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
 const SERVERS = fileURLToPath(new URL("./lib/invoke-servers.ts", import.meta.url));
 const SIZES = { full: { warmupS: 2, durationS: 10 }, tiny: { warmupS: 0.2, durationS: 0.6 } };
 const PATH = "/v1/functions/bench/invoke/42";
@@ -66,7 +65,7 @@ export const functionInvoke: Benchmark = {
         const { server, headers } = started;
         await expectAnswer(server.url, headers);
         options.log(`  ${subject}: ${(durationMs / 1000).toFixed(1)} s at ${connections} connections`);
-        reports[subject] = await measure({
+        reports[subject] = await runLoad({
           url: server.url + PATH,
           headers,
           connections,
@@ -131,17 +130,6 @@ async function expectAnswer(url: string, headers: Record<string, string> = {}): 
   if (response.status !== 200 || JSON.stringify(JSON.parse(body)) !== EXPECTED_BODY) {
     throw new Error(`${url}${PATH} answered ${response.status} ${body}, not ${EXPECTED_BODY}`);
   }
-}
-
-async function measure(load: LoadOptions): Promise<LoadReport> {
-  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
-  if (report.errors > 0 || report.non2xx > 0) {
-    throw new Error(
-      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
-        `out of ${report.requests} requests to ${load.url}`,
-    );
-  }
-  return report;
 }
 
 function result(

@@ -5,14 +5,13 @@ import { fileURLToPath } from "node:url";
 import { isoDate, systemClock } from "../core/index.ts";
 import { createApiKey, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
-import type { LoadOptions, LoadReport } from "./lib/load.ts";
-import { NODE_TS, runForJson, startListening } from "./lib/processes.ts";
+import type { LoadReport } from "./lib/load.ts";
+import { NODE_TS, runLoad, startListening } from "./lib/processes.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
 import { DEFAULT_LAG_DAYS, seedInvoiceOrg } from "./lib/seed.ts";
 import { summarize } from "./lib/stats.ts";
 
-const LOAD = fileURLToPath(new URL("./lib/load.ts", import.meta.url));
 const ANCHOR = fileURLToPath(new URL("./lib/anchor-server.ts", import.meta.url));
 const PATH = "/v1/invoices?status=overdue&per_page=25";
 
@@ -95,7 +94,7 @@ export const listOverdue: Benchmark = {
             durationMs,
             observePid: subject.pid,
           };
-          addRun(totals.get(subject.name)!, await measure(load));
+          addRun(totals.get(subject.name)!, await runLoad(load));
         }
       }
       const params = { invoices, lagDays, rounds, connections, durationMs, warmupMs, path: PATH };
@@ -124,17 +123,6 @@ async function checkedResponse(store: Store, url: string, authorization: string,
     throw new Error(`meta.total ${page.meta.total} / ${page.data.length} rows, but ${row?.n} are overdue`);
   }
   return text;
-}
-
-async function measure(load: LoadOptions): Promise<LoadReport> {
-  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
-  if (report.errors > 0 || report.non2xx > 0) {
-    throw new Error(
-      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
-        `out of ${report.requests} requests to ${load.url}`,
-    );
-  }
-  return report;
 }
 
 function emptyTotals(): Totals {

@@ -246,10 +246,11 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       }
       let body: ReadableStream<Uint8Array> | Uint8Array | null = response.body;
       if (body instanceof Uint8Array && body.byteLength > config.maxResponseBytes) {
-        log("error", `payload_too_large: the response body exceeded ${config.maxResponseBytes} bytes`);
+        // The caller sent nothing too large: the function failed (500), the limit is named.
+        log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
         throw new AppError(
-          "payload_too_large",
-          `The function's response body exceeds ${config.maxResponseBytes} bytes`,
+          "function_failed",
+          `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
         );
       } else if (body && !(body instanceof Uint8Array)) body = limitBody(body, config.maxResponseBytes, log);
       const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
@@ -407,8 +408,8 @@ function limitBody(
       transform(chunk, controller) {
         size += chunk.byteLength;
         if (size > maxBytes) {
-          log("error", `payload_too_large: the response body exceeded ${maxBytes} bytes and was cut off`);
-          controller.error(new AppError("payload_too_large", `response body exceeds ${maxBytes} bytes`));
+          log("error", `function_failed: the response body exceeded ${maxBytes} bytes and was cut off`);
+          controller.error(new AppError("function_failed", `response body exceeds ${maxBytes} bytes`));
           return;
         }
         controller.enqueue(chunk);

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { LoadOptions, LoadReport } from "./load.ts";
 
 export interface ListeningProcess {
   url: string;
@@ -97,4 +99,18 @@ export function machineCpuS(): { busy: number; steal: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+const LOAD = fileURLToPath(new URL("./load.ts", import.meta.url));
+
+/** One run of the load generator in its own process; any error or non-2xx answer fails the benchmark. */
+export async function runLoad(load: LoadOptions): Promise<LoadReport> {
+  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
+  if (report.errors > 0 || report.non2xx > 0) {
+    throw new Error(
+      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
+        `out of ${report.requests} requests to ${load.url}`,
+    );
+  }
+  return report;
 }

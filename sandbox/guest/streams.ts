@@ -1,18 +1,4 @@
-import {
-  ByteLengthQueuingStrategy,
-  CountQueuingStrategy,
-  ReadableByteStreamController,
-  ReadableStream,
-  ReadableStreamBYOBReader,
-  ReadableStreamBYOBRequest,
-  ReadableStreamDefaultController,
-  ReadableStreamDefaultReader,
-  TransformStream,
-  TransformStreamDefaultController,
-  WritableStream,
-  WritableStreamDefaultController,
-  WritableStreamDefaultWriter,
-} from "web-streams-polyfill";
+import { ReadableStream, TransformStream, WritableStream } from "web-streams-polyfill";
 import { TextDecoder, utf8Encode } from "./encoding.ts";
 
 /** WHATWG Streams from web-streams-polyfill (spec-tested), plus the Encoding Standard's streams. */
@@ -30,7 +16,7 @@ export {
   WritableStream,
   WritableStreamDefaultController,
   WritableStreamDefaultWriter,
-};
+} from "web-streams-polyfill";
 
 /** A stream of the given bytes, in one chunk. */
 export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {

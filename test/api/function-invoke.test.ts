@@ -42,7 +42,11 @@ describe.each(storeKinds())("function invocation on $name", (kind) => {
   beforeAll(async () => {
     store = await kind.open();
     t = createTestApp(store, {
-      env: { TESSERA_FUNCTION_MAX_REQUEST_BYTES: "1000", TESSERA_FUNCTION_CPU_TIME_MS: "200" },
+      env: {
+        TESSERA_FUNCTION_MAX_REQUEST_BYTES: "1000",
+        TESSERA_FUNCTION_MAX_RESPONSE_BYTES: "2000",
+        TESSERA_FUNCTION_CPU_TIME_MS: "200",
+      },
     });
     org = await t.newOrg();
     other = await t.newOrg();
@@ -284,6 +288,31 @@ export default {
     });
     expect(response.status).toBe(502);
     expect(response.text).toMatch(/refused: .*(private|blocked|not allowed)/i);
+  });
+
+  it("fails a response body over TESSERA_FUNCTION_MAX_RESPONSE_BYTES: whole with a 500, streamed cut off", async () => {
+    await deploy("big", `export default (req) => new Response("x".repeat(3000))`);
+    const whole = await invoke("/v1/functions/big/invoke", { key: org.key });
+    expect(whole.status).toBe(500);
+    expect(whole.body.code).toBe("function_failed");
+    expect(whole.body.detail).toMatch(/exceeds 2000 bytes/);
+    await deploy(
+      "big-stream",
+      `export default () => new Response(new ReadableStream({
+        start(c) { for (let i = 0; i < 3; i++) c.enqueue(new TextEncoder().encode("y".repeat(1000))); c.close(); },
+      }))`,
+    );
+    const streamed = await t.app.request("/v1/functions/big-stream/invoke", {
+      headers: { authorization: `Bearer ${org.key}` },
+    });
+    expect(streamed.status).toBe(200);
+    let received = 0;
+    await expect(
+      (async () => {
+        for await (const chunk of streamed.body!) received += (chunk as Uint8Array).byteLength;
+      })(),
+    ).rejects.toThrow(/exceeds 2000 bytes/);
+    expect(received).toBeLessThanOrEqual(2000);
   });
 
   it("answers 413 for a request body over the function limit", async () => {
