@@ -15,7 +15,7 @@ import type { ReadableStreamDefaultReader } from "./streams.ts";
 type Handler = (request: Request, ...rest: unknown[]) => unknown;
 
 export const MODULE_GLOBAL = "__tessera_module";
-const ENGINES = ["finance", "growth", "talent"] as const;
+const ENGINES = ["finance", "growth", "talent", "sync"] as const;
 
 let served: { handler: Handler; onError?: (error: unknown) => unknown } | undefined;
 let resolved: ((request: Request, ctx: unknown) => unknown) | undefined;

@@ -188,6 +188,19 @@ export default {
     expect(state.body.value).toBe(org.id);
   });
 
+  it("offers every engine's state, sync included, as the API does", async () => {
+    await deploy(
+      "engines",
+      `export default { async fetch(req, env, ctx) {
+        await ctx.engines.sync.set("cursor", 7);
+        return Response.json({ engines: Object.keys(ctx.engines), cursor: await ctx.engines.sync.get("cursor") });
+      } };`,
+    );
+    const response = await invoke("/v1/functions/engines/invoke", { key: org.key });
+    expect(response.body).toEqual({ engines: ["finance", "growth", "talent", "sync"], cursor: 7 });
+    expect((await t.request("GET", "/v1/engines/sync/state/cursor", { key: org.key })).body.value).toBe(7);
+  });
+
   it("calls the API as the caller: a read-only caller cannot write through platform.fetch", async () => {
     await deploy(
       "writer",
