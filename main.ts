@@ -23,6 +23,7 @@ import {
   countOrganizations,
   createApiKey,
   createOrganization,
+  createListCache,
   createResourceServices,
   createScheduler,
   housekeepingJobs,
@@ -108,6 +109,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         )
       : localKeys;
     const metrics = createMetrics();
+    const listCache = createListCache(config.listCacheBytes);
+    if (listCache) {
+      const { stats } = listCache;
+      metrics.gauge(
+        "tessera_list_cache_hits_total",
+        "List pages served from the cache.",
+        () => stats.hits,
+        "counter",
+      );
+      metrics.gauge(
+        "tessera_list_cache_misses_total",
+        "List pages read from the store.",
+        () => stats.misses,
+        "counter",
+      );
+      metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
+    }
     const functionHost = createFunctionHost({ config, store, log });
     // Disposed after the HTTP server (registered later, so torn down first): no request is left to serve.
     releasers.add("function isolates", () => functionHost.dispose());
@@ -121,7 +139,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       keys,
       rateLimiter,
       metrics,
-      resources: createResourceServices(store, clock),
+      resources: createResourceServices(store, clock, listCache),
       secretBox,
       adminToken: embedded ? dataDir.adminToken() : undefined,
       ready: async () => (await pendingMigrations(store)).length === 0,

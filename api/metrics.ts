@@ -12,15 +12,15 @@ interface Histogram {
 
 export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
-  /** Adds a gauge read at scrape time (e.g. store readiness). */
-  gauge(name: string, help: string, read: () => number): void;
+  /** Adds a value read at scrape time: a gauge, or a counter kept elsewhere (e.g. cache hits). */
+  gauge(name: string, help: string, read: () => number, type?: "gauge" | "counter"): void;
   render(): string;
 }
 
 export function createMetrics(): Metrics {
   const requests = new Map<string, number>();
   const durations = new Map<string, Histogram>();
-  const gauges: Array<{ name: string; help: string; read: () => number }> = [];
+  const gauges: Array<{ name: string; help: string; read: () => number; type: "gauge" | "counter" }> = [];
   const started = Date.now();
 
   return {
@@ -37,8 +37,8 @@ export function createMetrics(): Metrics {
       histogram.sum += seconds;
       histogram.count++;
     },
-    gauge(name, help, read) {
-      gauges.push({ name, help, read });
+    gauge(name, help, read, type = "gauge") {
+      gauges.push({ name, help, read, type });
     },
     render() {
       const lines = [
@@ -64,12 +64,23 @@ export function createMetrics(): Metrics {
           name: "tessera_process_uptime_seconds",
           help: "Seconds since start.",
           value: (Date.now() - started) / 1000,
+          type: "gauge",
         },
-        { name: "tessera_process_resident_memory_bytes", help: "Resident set size.", value: memory.rss },
-        { name: "tessera_process_heap_used_bytes", help: "V8 heap in use.", value: memory.heapUsed },
+        {
+          name: "tessera_process_resident_memory_bytes",
+          help: "Resident set size.",
+          value: memory.rss,
+          type: "gauge",
+        },
+        {
+          name: "tessera_process_heap_used_bytes",
+          help: "V8 heap in use.",
+          value: memory.heapUsed,
+          type: "gauge",
+        },
       ];
       for (const g of [...builtin, ...gauges.map((g) => ({ ...g, value: g.read() }))]) {
-        lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${g.value}`);
+        lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type}`, `${g.name} ${g.value}`);
       }
       return lines.join("\n") + "\n";
     },

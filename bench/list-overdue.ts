@@ -35,6 +35,9 @@ interface Totals {
   serverCpuS: number;
   machineBusyS: number;
   stealS: number;
+  /** PATCHes of listed invoices made while the load ran, and the seconds they were made in. */
+  writes: number;
+  writeS: number;
 }
 
 /**
@@ -54,6 +57,7 @@ export const listOverdue: Benchmark = {
     const connections = numberFlag(options.flags, "connections", 32);
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
     const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
+    const writes = numberFlag(options.flags, "writes", 10);
     const databaseUrl = await benchDatabaseUrl();
 
     const store = createPostgresStore({ url: databaseUrl, poolSize: 2 });
@@ -71,8 +75,12 @@ export const listOverdue: Benchmark = {
 
       const server = await startTesseraApi(databaseUrl);
       cleanups.unshift(server.stop);
+      const uncached = await startTesseraApi(databaseUrl, { TESSERA_LIST_CACHE_MB: "0" });
+      cleanups.unshift(uncached.stop);
       const authorization = `Bearer ${key.secret}`;
       const body = await checkedResponse(store, server.url, authorization, seed.orgId);
+      if ((await checkedResponse(store, uncached.url, authorization, seed.orgId)) !== body)
+        throw new Error("the page read with the list cache off differs from the cached one");
       const bodyFile = join(scratch, "page.json");
       writeFileSync(bodyFile, body);
       const anchor = await startListening([...NODE_TS, ANCHOR, bodyFile], {});
@@ -81,7 +89,11 @@ export const listOverdue: Benchmark = {
       const subjects: Subject[] = [
         { name: "anchor", url: anchor.url, pid: anchor.pid, headers: {} },
         { name: "tessera", url: server.url, pid: server.pid, headers: { authorization } },
+        { name: "uncached", url: uncached.url, pid: uncached.pid, headers: { authorization } },
       ];
+      const writable = (JSON.parse(body) as { data: Array<{ id: string }> }).data.map(
+        (invoice) => invoice.id,
+      );
       const totals = new Map(subjects.map((s) => [s.name, emptyTotals()]));
       for (let round = 1; round <= rounds; round++) {
         for (const subject of subjects) {
@@ -94,16 +106,68 @@ export const listOverdue: Benchmark = {
             durationMs,
             observePid: subject.pid,
           };
+          // Tessera's lists are read while invoices change: each write makes the cached pages stale.
+          const writer =
+            subject.name === "anchor" ? undefined : startWriter(subject.url, authorization, writable, writes);
           addRun(totals.get(subject.name)!, await runLoad(load));
+          if (writer) {
+            const made = await writer.stop();
+            totals.get(subject.name)!.writes += made.writes;
+            totals.get(subject.name)!.writeS += made.seconds;
+          }
         }
       }
-      const params = { invoices, lagDays, rounds, connections, durationMs, warmupMs, path: PATH };
+      const params = {
+        invoices,
+        lagDays,
+        rounds,
+        connections,
+        durationMs,
+        warmupMs,
+        writesPerS: writes,
+        path: PATH,
+      };
       return result(totals, params, seed);
     } finally {
       for (const cleanup of cleanups) await cleanup().catch((error: unknown) => options.log(String(error)));
     }
   },
 };
+
+/**
+ * PATCHes one of `ids` (an invoice on the page) `perSecond` times a second until
+ * stopped, resolving to the number of writes made and the seconds they took. Each changes the invoice's
+ * metadata, so every cached invoice list of the organization is stale after it.
+ */
+function startWriter(url: string, authorization: string, ids: string[], perSecond: number) {
+  let writes = 0;
+  let stopped = false;
+  const started = performance.now();
+  const headers = { authorization, "content-type": "application/json" };
+  const loop = (async () => {
+    if (perSecond <= 0 || ids.length === 0) return;
+    while (!stopped) {
+      const id = ids[writes % ids.length]!;
+      const response = await fetch(`${url}/v1/invoices/${id}`, {
+        method: "PATCH",
+        headers,
+        body: JSON.stringify({ metadata: { bench_write: String(writes) } }),
+      });
+      if (response.status !== 200) throw new Error(`PATCH /v1/invoices/${id} answered ${response.status}`);
+      await response.arrayBuffer();
+      writes++;
+      const due = started + (writes * 1000) / perSecond;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return { writes, seconds: (performance.now() - started) / 1000 };
+    },
+  };
+}
 
 /**
  * One real response, checked before any load: 200, and a total equal to the
@@ -134,6 +198,8 @@ function emptyTotals(): Totals {
     serverCpuS: 0,
     machineBusyS: 0,
     stealS: 0,
+    writes: 0,
+    writeS: 0,
   };
 }
 
@@ -170,23 +236,34 @@ function result(
         steal: t.stealS / windowS,
       },
       serverCpuPerRequestUs: (t.serverCpuS / t.requests) * 1e6,
+      writesPerS: t.writeS > 0 ? t.writes / t.writeS : 0,
     };
   };
   const anchor = stats("anchor");
   const tessera = stats("tessera");
+  const uncached = stats("uncached");
   const ratio = tessera.reqPerSec / anchor.reqPerSec;
+  const writes = `${Math.round(tessera.writesPerS)} writes/s`;
   return {
     name: "list-overdue",
     description: `GET ${params.path} on ${params.invoices.toLocaleString("en-US")} invoices, ${params.connections} connections`,
     params,
     rows: [
       {
-        subject: "tessera",
+        subject: `tessera (${writes})`,
         unit: "ms",
         median: tessera.medianMs,
         p99: tessera.p99Ms,
         reqPerSec: tessera.reqPerSec,
         versusAnchor: `${ratio.toFixed(2)}× req/s`,
+      },
+      {
+        subject: `tessera, list cache off (${Math.round(uncached.writesPerS)} writes/s)`,
+        unit: "ms",
+        median: uncached.medianMs,
+        p99: uncached.p99Ms,
+        reqPerSec: uncached.reqPerSec,
+        versusAnchor: `${(uncached.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`,
       },
       {
         subject: "anchor: bare Hono, same JSON",
@@ -202,6 +279,6 @@ function result(
       target("p99 < 50 ms", tessera.p99Ms, "<", 50, "ms"),
       target("req/s ≥ 40 % of anchor", ratio * 100, ">=", 40, "%"),
     ],
-    details: { tessera, anchor, ratio, seeded: seed.seeded, seedS: seed.seedMs / 1000 },
+    details: { tessera, uncached, anchor, ratio, seeded: seed.seeded, seedS: seed.seedMs / 1000 },
   };
 }

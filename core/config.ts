@@ -74,6 +74,7 @@ export const EnvSchema = z
     TESSERA_IDEMPOTENCY_TTL_HOURS: int(24, 1),
     TESSERA_EVENT_RETENTION_DAYS: int(30, 1),
     TESSERA_DB_POOL_SIZE: int(10, 1),
+    TESSERA_LIST_CACHE_MB: int(64),
     TESSERA_ALLOW_PRIVATE_TARGETS: flag,
     TESSERA_ALLOW_HTTP_TARGETS: flag,
     TESSERA_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
@@ -130,6 +131,8 @@ export interface Config {
   /** Events older than this are purged (GET /v1/events is the catch-up window). */
   readonly eventRetentionDays: number;
   readonly dbPoolSize: number;
+  /** Memory for cached list pages (engines/list-cache.ts); 0 reads every list from the store. */
+  readonly listCacheBytes: number;
   /** Webhook targets may be loopback/private/link-local/CGNAT/metadata addresses (development). */
   readonly allowPrivateTargets: boolean;
   /** Webhook targets may be plain `http:` URLs (development); otherwise `https:` only. */
@@ -198,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: e.TESSERA_MAX_BODY_BYTES,
     rateLimits: Object.freeze(e.TESSERA_RATE_LIMITS),
     keyCacheTtlMs: e.TESSERA_KEY_CACHE_TTL_MS,
+    listCacheBytes: e.TESSERA_LIST_CACHE_MB * 1024 * 1024,
     idempotencyTtlHours: e.TESSERA_IDEMPOTENCY_TTL_HOURS,
     eventRetentionDays: e.TESSERA_EVENT_RETENTION_DAYS,
     dbPoolSize: e.TESSERA_DB_POOL_SIZE,

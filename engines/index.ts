@@ -9,9 +9,11 @@ import { deals } from "./growth/deals.ts";
 import { API_KEY_EVENT_TYPES } from "./platform/api-keys.ts";
 import { candidates } from "./talent/candidates.ts";
 import { skills } from "./talent/skills.ts";
+import type { ListCache } from "./list-cache.ts";
 import { createResourceService, type ResourceService } from "./resource.ts";
 
 export * from "./fields.ts";
+export * from "./list-cache.ts";
 export * from "./list-query.ts";
 export * from "./resource.ts";
 export * from "./finance/invoices.ts";
@@ -42,12 +44,16 @@ export const RESOURCES = [
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
 export type AnyResourceService = ResourceService<any, any, any>;
 
-/** One service per resource, sharing the store and the clock. */
-export function createResourceServices(store: Store, clock: Clock): Map<string, AnyResourceService> {
+/** One service per resource, sharing the store, the clock and the list cache (none: every list is read). */
+export function createResourceServices(
+  store: Store,
+  clock: Clock,
+  listCache?: ListCache,
+): Map<string, AnyResourceService> {
   return new Map(
     RESOURCES.map((definition) => [
       definition.name,
-      createResourceService(definition as never, store, clock),
+      createResourceService(definition as never, store, clock, listCache),
     ]),
   );
 }

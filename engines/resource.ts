@@ -5,6 +5,7 @@ import type { Queryable, Row, Store } from "../store/index.ts";
 import type { DomainEventSpec } from "./events/catalog.ts";
 import { MAX_METADATA_KEYS } from "./fields.ts";
 import { eventsInsert, previousAttributes, recordEvents, type EventInput } from "./events/outbox.ts";
+import { pageKey, versionSql, type ListCache } from "./list-cache.ts";
 import { likePattern, SqlWhere, type Branch, type ListQuery, type Page } from "./list-query.ts";
 
 /**
@@ -76,7 +77,11 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
   update(row: Row, patch: TUpdate, ctx: RuleContext): Promise<Columns> | Columns;
   /** Throws to refuse a delete (e.g. the object is referenced). */
   beforeDelete?(row: Row, ctx: RuleContext): Promise<void> | void;
-  render(row: Row, ctx: { now: Date; today: string }): TObject;
+  /**
+   * A row as the API shows it. It may depend on the date (a status derived from a due
+   * date) but on nothing else outside the row: list pages are cached per day.
+   */
+  render(row: Row, ctx: { today: string }): TObject;
   /** Domain events beyond `<object>.created|updated|deleted` (e.g. `invoice.paid`). */
   events?: DomainEventSpec<TObject>;
   /**
@@ -90,6 +95,8 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
 export interface ResourceService<TObject, TCreate, TUpdate> {
   readonly definition: ResourceDefinition<TObject, TCreate, TUpdate>;
   list(orgId: string, query: ListQuery): Promise<Page<TObject>>;
+  /** The same page as JSON text, served from the list cache while the table is unchanged. */
+  listJson(orgId: string, query: ListQuery): Promise<string>;
   get(orgId: string, id: string): Promise<TObject>;
   create(orgId: string, input: TCreate): Promise<TObject>;
   update(orgId: string, id: string, patch: TUpdate): Promise<TObject>;
@@ -100,6 +107,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
   definition: ResourceDefinition<TObject, TCreate, TUpdate>,
   store: Store,
   clock: Clock,
+  listCache?: ListCache,
 ): ResourceService<TObject, TCreate, TUpdate> {
   const table = definition.table ?? definition.name;
   const context = (orgId: string, tx: Queryable): RuleContext => {
@@ -109,34 +117,58 @@ export function createResourceService<TObject, TCreate, TUpdate>(
   const render = (row: Row, ctx: RuleContext) => definition.render(row, ctx);
   const notFound = (id: string) => new AppError("not_found", `No such ${definition.object}: '${id}'`);
 
+  /**
+   * One statement: one round trip, the total taken from the page's snapshot and,
+   * when asked, the table's version in that same snapshot (for the list cache).
+   */
+  const readPage = async (orgId: string, query: ListQuery, ctx: RuleContext, withVersion: boolean) => {
+    const where = buildWhere(definition, orgId, query, ctx);
+    const column = definition.sorts[query.sort.field] ?? "created_at";
+    const direction = query.sort.descending ? "DESC" : "ASC";
+    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+    const offset = (query.page - 1) * query.perPage;
+    const pageSql = where.branches
+      ? branchedPageSql(table, where.clauses, where.branches, column, order, offset, query.perPage)
+      : `SELECT * FROM ${table} ${where.toSql()} ${order} LIMIT ${query.perPage} OFFSET ${offset}`;
+    const counts = countsTable(definition, query);
+    const countSql = counts
+      ? `SELECT COALESCE(sum(n), 0)::int8 AS total FROM ${counts} ${where.toSql()}`
+      : `SELECT count(*) AS total FROM ${table} ${where.toSql()}`;
+    // buildWhere binds the organization first, so it is `$1` here too.
+    const version = withVersion ? `${versionSql(table)} AS tessera_version, ` : "";
+    const rows = await store.query(
+      `SELECT ${version}counted.total AS tessera_total, page.* FROM (${countSql}) AS counted` +
+        ` LEFT JOIN LATERAL (${pageSql}) AS page ON true ORDER BY page.${column} ${direction}, page.id ${direction}`,
+      where.params,
+    );
+    const page: Page<TObject> = {
+      data: rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
+      meta: { total: Number(rows[0]?.tessera_total ?? 0), page: query.page, per_page: query.perPage },
+    };
+    return { page, version: withVersion ? BigInt(rows[0]!.tessera_version as string) : 0n };
+  };
+
   return {
     definition,
 
     async list(orgId, query) {
+      return (await readPage(orgId, query, context(orgId, store), false)).page;
+    },
+
+    async listJson(orgId, query) {
       const ctx = context(orgId, store);
-      const where = buildWhere(definition, orgId, query, ctx);
-      const column = definition.sorts[query.sort.field] ?? "created_at";
-      const direction = query.sort.descending ? "DESC" : "ASC";
-      const order = `ORDER BY ${column} ${direction}, id ${direction}`;
-      const offset = (query.page - 1) * query.perPage;
-      const pageSql = where.branches
-        ? branchedPageSql(table, where.clauses, where.branches, column, order, offset, query.perPage)
-        : `SELECT * FROM ${table} ${where.toSql()} ${order} LIMIT ${query.perPage} OFFSET ${offset}`;
-      const counts = countsTable(definition, query);
-      const countSql = counts
-        ? `SELECT COALESCE(sum(n), 0)::int8 AS total FROM ${counts} ${where.toSql()}`
-        : `SELECT count(*) AS total FROM ${table} ${where.toSql()}`;
-      // One statement: one round trip, and the total is taken from the page's snapshot.
-      const rows = await store.query(
-        `SELECT counted.total AS tessera_total, page.* FROM (${countSql}) AS counted` +
-          ` LEFT JOIN LATERAL (${pageSql}) AS page ON true ORDER BY page.${column} ${direction}, page.id ${direction}`,
-        where.params,
+      if (!listCache) return JSON.stringify((await readPage(orgId, query, ctx, false)).page);
+      // The version is read first, so whatever is served reflects every write committed before it.
+      const [row] = await store.query<{ version: string }>(`SELECT ${versionSql(table)} AS version`, [orgId]);
+      const version = BigInt(row!.version);
+      const key = pageKey(orgId, table, ctx.today, query);
+      return (
+        listCache.lookup(key, version) ??
+        listCache.fill(key, version, async () => {
+          const read = await readPage(orgId, query, ctx, true);
+          return { version: read.version, body: JSON.stringify(read.page) };
+        })
       );
-      const total = Number(rows[0]?.tessera_total ?? 0);
-      return {
-        data: rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
-        meta: { total, page: query.page, per_page: query.perPage },
-      };
     },
 
     async get(orgId, id) {

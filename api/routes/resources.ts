@@ -22,7 +22,8 @@ export function resourceRoutes(service: AnyResourceService): Hono<AppEnv> {
 
   app.get("/", async (c) => {
     const query = parseListQuery(new URL(c.req.url).searchParams, definition);
-    return c.json(await service.list(orgOf(c), query));
+    const body = await service.listJson(orgOf(c), query);
+    return c.body(body, 200, { "Content-Type": "application/json" });
   });
   app.post("/", async (c) => {
     const input: unknown = parseBody(c, definition.schemas.create);

@@ -15,6 +15,7 @@ import {
 import {
   createApiKey,
   createOrganization,
+  createListCache,
   createResourceServices,
   type ApiKeyCreate,
 } from "../../engines/index.ts";
@@ -83,7 +84,7 @@ export function createTestApp(
     keys: createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs }),
     rateLimiter: options.rateLimiter ?? createMemoryRateLimiter(clock),
     metrics: createMetrics(),
-    resources: createResourceServices(store, clock),
+    resources: createResourceServices(store, clock, createListCache(config.listCacheBytes)),
     secretBox: createSecretBox(config.secret ?? TEST_SECRET),
     adminToken: "tsa_test_token",
     ready: () => Promise.resolve(true),
