@@ -68,6 +68,11 @@ describe("tessera serve on the embedded store", () => {
     const page = (await response.json()) as { meta: { total: number }; data: { status: string }[] };
     expect(page.meta.total).toBeGreaterThan(0);
     expect(page.data.every((invoice: { status: string }) => invoice.status === "overdue")).toBe(true);
+    // The same page again comes from the list cache, counted in /metrics.
+    expect(await (await get("/v1/invoices?status=overdue")).json()).toEqual(page);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/^# TYPE tessera_list_cache_hits_total counter$/m);
+    expect(Number(/^tessera_list_cache_hits_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it("runs operator commands while serve holds the data dir", async () => {
