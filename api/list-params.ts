@@ -101,10 +101,10 @@ export function parseListQuery(
   for (const [name, filter] of Object.entries(definition.filters)) {
     const raw = params.get(name);
     if (raw === null) continue;
-    const values = raw
-      .split(",")
-      .map((v) => v.trim())
-      .filter(Boolean);
+    // Enum and custom filters take a comma list; any other value is one value, commas and all
+    // (`company=Acme, Inc.`).
+    const listed = filter.kind === "enum" || filter.kind === "custom";
+    const values = (listed ? raw.split(",") : [raw]).map((v) => v.trim()).filter(Boolean);
     if (values.length === 0) {
       fail(name, "must not be empty");
       continue;
@@ -117,16 +117,9 @@ export function parseListQuery(
       const unknown = values.filter((v) => !allowed.includes(v));
       if (unknown.length > 0)
         fail(name, `unknown value '${unknown[0]}'; expected one of ${allowed.join(", ")}`);
-    } else if (values.length > 1 && filter.kind === "equals") {
-      fail(name, "takes one value");
     }
-    if (filter.kind === "date" && (values.length !== 1 || !isRealDate(values[0]!))) {
-      fail(name, "must be a date YYYY-MM-DD");
-    }
-    if (filter.kind === "instant") {
-      if (values.length !== 1) fail(name, "takes one value");
-      else instant(values[0]!, name, fail);
-    }
+    if (filter.kind === "date" && !isRealDate(values[0]!)) fail(name, "must be a date YYYY-MM-DD");
+    if (filter.kind === "instant") instant(values[0]!, name, fail);
     query.filters[name] = values;
   }
 

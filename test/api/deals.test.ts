@@ -398,5 +398,18 @@ describe.each(storeKinds())("deals on $name", (kind) => {
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([expect.objectContaining({ param: "stage" })]);
     });
+
+    it("takes a comma inside a one-value filter as part of the value (company=Acme, Inc.)", async () => {
+      const acme = await t.request("POST", "/v1/contacts", {
+        key: org.key,
+        body: { name: "Ada", company: "Acme, Inc." },
+      });
+      await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Bob", company: "Acme" } });
+      const found = await t.request("GET", `/v1/contacts?company=${encodeURIComponent("Acme, Inc.")}`, {
+        key: org.key,
+      });
+      expect(found.status).toBe(200);
+      expect(found.body.data.map((c: { id: string }) => c.id)).toEqual([acme.body.id]);
+    });
   });
 });
