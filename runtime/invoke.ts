@@ -7,6 +7,7 @@ import {
   type FunctionConfig,
   type FunctionLimits,
   type Logger,
+  type Plan,
   type SecretBox,
 } from "../core/index.ts";
 import { ENGINES, type KeyPrincipal } from "../engines/index.ts";
@@ -52,6 +53,8 @@ export interface InvokerOptions {
 /** The deployment a request is served by. */
 export interface ActiveFunction {
   orgId: string;
+  /** The organization's plan: anonymous calls to a public function count against its rate limit. */
+  plan: Plan;
   functionId: string;
   name: string;
   version: number;
@@ -128,8 +131,9 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     const byId = ref.startsWith("fn_");
     if (!orgId && !byId) return undefined;
     const rows = await store.query(
-      `SELECT f.id, f.org_id, f.name, f.active_version, f.secrets_revision, d.auth, d.limits
+      `SELECT f.id, f.org_id, o.plan, f.name, f.active_version, f.secrets_revision, d.auth, d.limits
        FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
+       JOIN organizations o ON o.id = f.org_id
        WHERE ${orgId ? "f.org_id = $2 AND " : ""}f.${byId ? "id" : "name"} = $1`,
       orgId ? [ref, orgId] : [ref],
     );
@@ -137,6 +141,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     if (!row || (!orgId && row.auth !== "public")) return undefined;
     return {
       orgId: row.org_id as string,
+      plan: row.plan as Plan,
       functionId: row.id as string,
       name: row.name as string,
       version: row.active_version as number,

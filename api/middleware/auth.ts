@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError, type Clock, type Config, type Logger } from "../../core/index.ts";
+import { AppError, type Clock, type Config, type Logger, type Plan } from "../../core/index.ts";
 import { hasScope, touchApiKey, type ScopeName } from "../../engines/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { KeyCache } from "../auth/key-cache.ts";
@@ -49,21 +49,34 @@ export function authenticate(deps: {
     c.set("principal", principal);
     recordUse(principal.keyId);
 
-    const decision = await deps.rateLimiter.hit(principal.keyId, deps.config.rateLimits[principal.plan]);
-    const headers = {
-      "X-RateLimit-Limit": String(decision.limit),
-      "X-RateLimit-Remaining": String(decision.remaining),
-      "X-RateLimit-Reset": String(decision.resetAt),
-    };
-    if (!decision.allowed) {
-      const retryAfter = Math.max(1, decision.resetAt - Math.floor(deps.clock.now().getTime() / 1000));
-      throw new AppError("rate_limited", `Rate limit of ${decision.limit} requests exceeded; retry later`, {
-        headers: { ...headers, "Retry-After": String(retryAfter) },
-      });
-    }
+    const headers = await limitRate(deps, principal.keyId, principal.plan);
     await next();
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
+}
+
+/**
+ * Counts one request against `budget`'s limit for `plan`: the X-RateLimit-* headers
+ * for the response, or a 429 with them and `Retry-After` once the window is spent.
+ */
+export async function limitRate(
+  deps: { rateLimiter: RateLimiter; config: Config; clock: Clock },
+  budget: string,
+  plan: Plan,
+): Promise<Record<string, string>> {
+  const decision = await deps.rateLimiter.hit(budget, deps.config.rateLimits[plan]);
+  const headers = {
+    "X-RateLimit-Limit": String(decision.limit),
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(decision.resetAt),
+  };
+  if (!decision.allowed) {
+    const retryAfter = Math.max(1, decision.resetAt - Math.floor(deps.clock.now().getTime() / 1000));
+    throw new AppError("rate_limited", `Rate limit of ${decision.limit} requests exceeded; retry later`, {
+      headers: { ...headers, "Retry-After": String(retryAfter) },
+    });
+  }
+  return headers;
 }
 
 /** GET/HEAD need `<name>:read`; every other method needs `<name>:write`. */

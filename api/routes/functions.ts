@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { AppError, type FunctionConfig } from "../../core/index.ts";
+import { AppError } from "../../core/index.ts";
 import { hasScope, latestSnapshot, type KeyPrincipal } from "../../engines/index.ts";
 import {
   DEPLOYMENT_LIST,
@@ -24,7 +24,7 @@ import {
 } from "../../runtime/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { listQuerySchema, parseListQuery } from "../list-params.ts";
-import { requireScope } from "../middleware/auth.ts";
+import { limitRate, requireScope } from "../middleware/auth.ts";
 import { readBody } from "../middleware/json-body.ts";
 import { COMMON_ERRORS, json, listOf, NOT_FOUND, WRITE_ERRORS, type Registry } from "../openapi.ts";
 import { parseBody } from "../validate.ts";
@@ -63,7 +63,7 @@ export function mountFunctions(
     config: deps.config.functions,
     onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
   });
-  app.route("/v1/functions", invokeRoutes(invoker, deps.config.functions));
+  app.route("/v1/functions", invokeRoutes(invoker, deps));
   app.route("/v1/functions", functionRoutes(functions));
   return invoker;
 }
@@ -93,7 +93,11 @@ function refParam(c: Context<AppEnv>): string {
  * callers name it by id (a name means something only within an organization). The API key
  * is consumed here: the function sees the caller as `ctx.user`, never the key.
  */
-export function invokeRoutes(invoker: FunctionInvoker, config: FunctionConfig): Hono<AppEnv> {
+export function invokeRoutes(
+  invoker: FunctionInvoker,
+  deps: Pick<ApiDeps, "config" | "rateLimiter" | "clock">,
+): Hono<AppEnv> {
+  const config = deps.config.functions;
   const app = new Hono<AppEnv>();
   const handler = async (c: Context<AppEnv>) => {
     const ref = refParam(c);
@@ -115,6 +119,9 @@ export function invokeRoutes(invoker: FunctionInvoker, config: FunctionConfig): 
         headers: { "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="functions:read"` },
       });
     }
+    // Anonymous calls to a public function share one budget, the organization's plan limit for
+    // that function: a flood of them stops at 429 before it reaches the isolate.
+    const limited = principal ? undefined : await limitRate(deps, `public:${fn.functionId}`, fn.plan);
     const method = c.req.method;
     const body = method === "GET" || method === "HEAD" ? null : await readBody(c, config.maxRequestBytes);
     const headers: Array<[string, string]> = [];
@@ -122,7 +129,7 @@ export function invokeRoutes(invoker: FunctionInvoker, config: FunctionConfig): 
       if (HOP_BY_HOP.has(name) || (name === "authorization" && principal)) continue;
       headers.push([name, value]);
     }
-    return invoker.invoke(fn, {
+    const response = await invoker.invoke(fn, {
       requestId: c.get("requestId"),
       method,
       url: c.req.url,
@@ -132,6 +139,8 @@ export function invokeRoutes(invoker: FunctionInvoker, config: FunctionConfig): 
       authorization: principal ? c.req.header("authorization") : undefined,
       depth: invocationDepthOf(c.req.raw),
     });
+    for (const [name, value] of Object.entries(limited ?? {})) response.headers.set(name, value);
+    return response;
   };
   app.all("/:id/invoke", handler);
   app.all("/:id/invoke/*", handler);

@@ -46,6 +46,8 @@ describe.each(storeKinds())("function invocation on $name", (kind) => {
         TESSERA_FUNCTION_MAX_REQUEST_BYTES: "1000",
         TESSERA_FUNCTION_MAX_RESPONSE_BYTES: "2000",
         TESSERA_FUNCTION_CPU_TIME_MS: "200",
+        // Only organizations on the free plan (made by the rate limit test) feel this.
+        TESSERA_RATE_LIMITS: '{"free":{"limit":3,"window_s":60}}',
       },
     });
     org = await t.newOrg();
@@ -141,6 +143,25 @@ describe.each(storeKinds())("function invocation on $name", (kind) => {
     });
     // A name means something only within an organization: anonymous callers use the id.
     expect((await invoke("/v1/functions/public-echo/invoke")).status).toBe(401);
+  });
+
+  it("limits anonymous calls to a public function to its organization's plan, apart from keyed calls", async () => {
+    const free = await t.newOrg({ plan: "free" });
+    const neighbour = await t.newOrg({ plan: "free" });
+    const fn = await deploy("public-limited", ECHO, { auth: "public" }, free.key);
+    const theirs = await deploy("public-limited", ECHO, { auth: "public" }, neighbour.key);
+    const call = (id = fn.id) => invoke(`/v1/functions/${id}/invoke`);
+    const allowed = [await call(), await call(), await call()];
+    expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(allowed[2]!.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(allowed[2]!.headers.get("x-ratelimit-remaining")).toBe("0");
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: "rate_limited" });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another organization's public function, and the owner's own key, have budgets of their own.
+    expect((await call(theirs.id)).status).toBe(200);
+    expect((await invoke(`/v1/functions/${fn.id}/invoke`, { key: free.key })).status).toBe(200);
   });
 
   it("gives another organization 404 for a private function, by name or id", async () => {
