@@ -230,7 +230,7 @@ export function startRequest(
   slot: number,
   method: string,
   url: string,
-  headers: Array<[string, string]>,
+  headers: string,
   body: Uint8Array | null,
   context: string,
 ): void {
@@ -253,7 +253,8 @@ export function startRequest(
   }
   let result: unknown;
   try {
-    result = resolved(Request.fromHost(method, url, headers, body, abort.signal), state.ctx);
+    const pairs = JSON.parse(headers) as Array<[string, string]>;
+    result = resolved(Request.fromHost(method, url, pairs, body, abort.signal), state.ctx);
   } catch (error) {
     fail(state, error);
     return;
