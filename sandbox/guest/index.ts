@@ -112,14 +112,7 @@ function dispatch(
   if (kind !== "request") requests.enter(slot);
   switch (kind) {
     case "request":
-      startRequest(
-        slot,
-        a as string,
-        b as string,
-        c as Array<[string, string]>,
-        d as Uint8Array | null,
-        e as string,
-      );
+      startRequest(slot, a as string, b as string, c as string, d as Uint8Array | null, e as string);
       return undefined;
     case "settle":
       settle(a as number, b as boolean, c);

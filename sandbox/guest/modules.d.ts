@@ -46,3 +46,9 @@ declare module "whatwg-url/lib/url-state-machine.js" {
   };
   export default stateMachine;
 }
+
+declare module "webidl-conversions" {
+  type Converter = (value: unknown, options?: Record<string, unknown>) => string;
+  const conversions: { DOMString: Converter; USVString: Converter; [name: string]: unknown };
+  export default conversions;
+}

@@ -97,46 +97,65 @@ export function resolveHandler(module: unknown): string {
   return "the function has no handler: call Deno.serve(handler), or export default a function or { fetch }";
 }
 
+function engine(name: string) {
+  return Object.freeze({
+    get: (key: string) => hostCall("ctx.engines", "call", { op: "engines.get", args: { engine: name, key } }),
+    set: (key: string, value: unknown) =>
+      hostCall("ctx.engines", "call", { op: "engines.set", args: { engine: name, key, value } }),
+    delete: (key: string) =>
+      hostCall("ctx.engines", "call", { op: "engines.delete", args: { engine: name, key } }),
+    list: (options: { prefix?: string; cursor?: string; limit?: number } = {}) =>
+      hostCall("ctx.engines", "call", { op: "engines.list", args: { engine: name, ...options } }),
+  });
+}
+
+/**
+ * `ctx.engines` and `ctx.platform` hold no per-request state (their calls belong to the
+ * current request, as every host call does) and are frozen all the way down, so one of
+ * each serves every request of the isolate: building them was most of a trivial
+ * request's work in the guest.
+ */
+let shared: { engines: unknown; platform: unknown } | undefined;
+
+/** A no-op with the same `.name` ("value") as the one each request used to get. */
+const PASS_THROUGH = { value: () => {} };
+
+/**
+ * The same own properties, order and attributes as `{ ...context }` followed by one
+ * `Object.defineProperties`, built one property at a time: V8 then reuses the object's
+ * shapes from request to request (~1.5 µs instead of ~6 µs).
+ */
 function makeCtx(state: Slot): Record<string, unknown> {
   let snapshot: { value: unknown } | undefined;
-  const engine = (name: string) =>
-    Object.freeze({
-      get: (key: string) =>
-        hostCall("ctx.engines", "call", { op: "engines.get", args: { engine: name, key } }),
-      set: (key: string, value: unknown) =>
-        hostCall("ctx.engines", "call", { op: "engines.set", args: { engine: name, key, value } }),
-      delete: (key: string) =>
-        hostCall("ctx.engines", "call", { op: "engines.delete", args: { engine: name, key } }),
-      list: (options: { prefix?: string; cursor?: string; limit?: number } = {}) =>
-        hostCall("ctx.engines", "call", { op: "engines.list", args: { engine: name, ...options } }),
-    });
-  const ctx: Record<string, unknown> = { ...state.context };
-  Object.defineProperties(ctx, {
-    user: { value: state.context.user ?? null, enumerable: true },
-    snapshot: {
-      enumerable: true,
-      get: () => (snapshot ??= { value: hostSync("snapshot", state.slot) }).value,
-    },
-    engines: {
-      value: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
-      enumerable: true,
-    },
-    platform: { value: Object.freeze({ fetch: platformFetch }), enumerable: true },
-    waitUntil: {
-      value: (promise: unknown) => {
-        state.waitUntil++;
-        const done = () => {
-          state.waitUntil--;
-          maybeIdle(state);
-        };
-        Promise.resolve(promise).then(done, (error: unknown) => {
-          hostSync("log", state.slot, "error", `Uncaught (in waitUntil) ${describe(error)}`);
-          done();
-        });
-      },
-    },
-    passThroughOnException: { value: () => {} },
+  shared ??= {
+    engines: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
+    platform: Object.freeze({ fetch: platformFetch }),
+  };
+  const { context } = state;
+  const ctx: Record<string, unknown> = {};
+  for (const key of Object.keys(context)) ctx[key] = context[key];
+  ctx.user = context.user ?? null;
+  Object.defineProperty(ctx, "snapshot", {
+    enumerable: true,
+    configurable: true,
+    get: () => (snapshot ??= { value: hostSync("snapshot", state.slot) }).value,
   });
+  ctx.engines = shared.engines;
+  ctx.platform = shared.platform;
+  Object.defineProperty(ctx, "waitUntil", {
+    value: (promise: unknown) => {
+      state.waitUntil++;
+      const done = () => {
+        state.waitUntil--;
+        maybeIdle(state);
+      };
+      Promise.resolve(promise).then(done, (error: unknown) => {
+        hostSync("log", state.slot, "error", `Uncaught (in waitUntil) ${describe(error)}`);
+        done();
+      });
+    },
+  });
+  Object.defineProperty(ctx, "passThroughOnException", PASS_THROUGH);
   return Object.freeze(ctx);
 }
 
@@ -211,7 +230,7 @@ export function startRequest(
   slot: number,
   method: string,
   url: string,
-  headers: Array<[string, string]>,
+  headers: string,
   body: Uint8Array | null,
   context: string,
 ): void {
@@ -234,7 +253,8 @@ export function startRequest(
   }
   let result: unknown;
   try {
-    result = resolved(Request.fromHost(method, url, headers, body, abort.signal), state.ctx);
+    const pairs = JSON.parse(headers) as Array<[string, string]>;
+    result = resolved(Request.fromHost(method, url, pairs, body, abort.signal), state.ctx);
   } catch (error) {
     fail(state, error);
     return;

@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
@@ -57,6 +58,50 @@ describe("tessera serve on the embedded store", () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get("content-type")).toBe("application/problem+json");
     expect((await get("/v1/me")).status).toBe(200);
+  });
+
+  it("invokes a function over HTTP: it sees the headers as Fetch lists them, without the key or hop-by-hop ones", async () => {
+    const source = `export default { fetch: (req) => Response.json({ headers: [...req.headers], cookie: req.headers.get("cookie") }) };`;
+    const deployed = await fetch(`${server.url}/v1/functions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "headers-echo", files: { "index.js": source } }),
+    });
+    expect(deployed.status).toBe(201);
+    // Raw HTTP/1.1: repeated names in mixed case, two Cookie lines, padded values.
+    const { port } = new URL(server.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () =>
+        socket.write(
+          [
+            "GET /v1/functions/headers-echo/invoke/x HTTP/1.1",
+            `Host: 127.0.0.1:${port}`,
+            `Authorization: Bearer ${key}`,
+            "X-Twice: one",
+            "x-TWICE:   two  ",
+            "Cookie: a=1",
+            "cookie: b=2",
+            "Keep-Alive: timeout=5",
+            "Connection: close",
+            "",
+            "",
+          ].join("\r\n"),
+        ),
+      );
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toEqual({
+      headers: [
+        ["cookie", "a=1; b=2"],
+        ["host", `127.0.0.1:${port}`],
+        ["x-twice", "one, two"],
+      ],
+      cookie: "a=1; b=2",
+    });
   });
 
   it("serves the seed's example after `seed --demo` runs through the running server", async () => {

@@ -72,6 +72,52 @@ describe("interleaved requests in one isolate", () => {
   });
 });
 
+describe("ctx", () => {
+  it("is frozen, with the context's fields, user, a snapshot getter, engines, platform, and hidden waitUntil", async () => {
+    const host = await boot(`
+      export default {
+        fetch(request, env, ctx) {
+          const shape = Object.getOwnPropertyNames(ctx).map((name) => {
+            const d = Object.getOwnPropertyDescriptor(ctx, name);
+            return [name, "get" in d ? "getter" : typeof d.value, d.enumerable, d.writable ?? null, d.configurable];
+          });
+          const user = ctx.user;
+          const seen = user.seen ?? "fresh";
+          user.seen = "mutated"; // ctx.user is the caller's own copy: no later request sees this
+          return Response.json({
+            shape, seen, frozen: Object.isFrozen(ctx), keys: Object.keys(ctx),
+            engines: Object.keys(ctx.engines), finance: Object.keys(ctx.engines.finance),
+            deepFrozen: Object.isFrozen(ctx.engines) && Object.isFrozen(ctx.engines.sync) && Object.isFrozen(ctx.platform),
+            names: [Object.getOwnPropertyDescriptor(ctx, "snapshot").get.name, ctx.waitUntil.name, ctx.passThroughOnException.name],
+          });
+        },
+      };`);
+    const context = { user: { id: "alice" }, function: { id: "fn_1" }, organization_id: "org_a" };
+    const first = await json(await host.invoke(request(undefined, { context }), recordingIO()));
+    const second = await json(await host.invoke(request(undefined, { context }), recordingIO()));
+    expect(first).toEqual({
+      shape: [
+        ["user", "object", true, false, false],
+        ["function", "object", true, false, false],
+        ["organization_id", "string", true, false, false],
+        ["snapshot", "getter", true, null, false],
+        ["engines", "object", true, false, false],
+        ["platform", "object", true, false, false],
+        ["waitUntil", "function", false, false, false],
+        ["passThroughOnException", "function", false, false, false],
+      ],
+      seen: "fresh",
+      frozen: true,
+      keys: ["user", "function", "organization_id", "snapshot", "engines", "platform"],
+      engines: ["finance", "growth", "talent", "sync"],
+      finance: ["get", "set", "delete", "list"],
+      deepFrozen: true,
+      names: ["get", "value", "value"],
+    });
+    expect(second).toEqual(first);
+  });
+});
+
 describe("response bodies", () => {
   it("stream chunk by chunk: the host has the first chunk before the last is produced", async () => {
     const host = await boot(`

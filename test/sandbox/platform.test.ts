@@ -12,7 +12,7 @@ const enc = new TextEncoder();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 const checks = {
   async url() {
-    const cases = ["HTTP://Example.COM:80/a/./b/../c?x=1#f", "https://user:pa ss@host.example/p a t h?q=a b", "http://[::1]:8080/", "https://xn--nxasmq6b.example/", "https://bücher.example/", "http://192.168.0.1./", "file:///tmp/x", "https://h/%zz"];
+    const cases = ["HTTP://Example.COM:80/a/./b/../c?x=1#f", "https://user:pa ss@host.example/p a t h?q=a b", "http://[::1]:8080/", "https://xn--nxasmq6b.example/", "https://bücher.example/", "http://192.168.0.1./", "file:///tmp/x", "https://h/%zz", "https://h.example/\\ud800x?\\udc00#\\ud83d\\ude00"];
     const parsed = cases.map((input) => { try { const u = new URL(input); return [u.href, u.origin, u.host, u.pathname, u.search, u.hash]; } catch (e) { return e.name; } });
     const params = new URLSearchParams("b=2&a=1&a=3&c=%20x+y");
     params.sort();
@@ -171,6 +171,8 @@ describe("the guest platform, compared with Node's", () => {
       "http://192.168.0.1./",
       "file:///tmp/x",
       "https://h/%zz",
+      // Lone surrogates become U+FFFD (WebIDL USVString); a pair is kept.
+      "https://h.example/\ud800x?\udc00#\ud83d\ude00",
     ];
     const expected = cases.map((input) => {
       const u = new URL(input);
