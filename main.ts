@@ -1,8 +1,9 @@
-import { serve, type ServerType } from "@hono/node-server";
+import type { Server } from "node:http";
 import { Redis } from "ioredis";
 import {
-  createApp,
+  createApi,
   createHealthApp,
+  listen,
   createKeyCache,
   createMemoryRateLimiter,
   createMetrics,
@@ -144,9 +145,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       adminToken: embedded ? dataDir.adminToken() : undefined,
       ready: async () => (await pendingMigrations(store)).length === 0,
     };
-    const app = role === "worker" ? createHealthApp(deps) : createApp(deps);
+    const api = role === "worker" ? { app: createHealthApp(deps) } : createApi(deps);
 
-    const server = await listen(app.fetch, config.host, config.port);
+    const server = await listen(api, config.host, config.port);
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
@@ -188,15 +189,8 @@ function connectRedis(url: string, log: Logger, releasers: Releasers, name: stri
   return redis;
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
-  return new Promise<ServerType>((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
-    server.once("error", reject);
-  });
-}
-
 /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
-function closeServer(server: ServerType, graceMs: number): Promise<void> {
+function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       if ("closeAllConnections" in server) server.closeAllConnections();

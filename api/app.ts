@@ -2,14 +2,16 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { AppError, isAppError } from "../core/index.ts";
 import type { ApiDeps, AppEnv } from "./env.ts";
-import { authenticate } from "./middleware/auth.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createDataPlane } from "./data-plane.ts";
+import { authenticate, createAuthenticator } from "./middleware/auth.ts";
+import { recordRequest } from "./observe.ts";
 import { idempotency } from "./middleware/idempotency.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
-import { problemResponse, requestIdOf } from "./problem.ts";
+import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
 import {
   buildEventCatalog,
   createEngineStateService,
@@ -33,13 +35,29 @@ import { documentFunctions, hasApiKey, isInvokePath, mountFunctions } from "./ro
 import { FUNCTION_EVENT_TYPES } from "../runtime/index.ts";
 import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
+/** The API role's HTTP face: the app, and the invocation data plane in front of it. */
+export interface Api {
+  app: OpenAPIHono<AppEnv>;
+  /**
+   * Serves function invocations straight off Node's request (api/data-plane.ts) and says
+   * whether it took the request; the rest (and all in-process calls) go to the app.
+   */
+  dataPlane: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+/** The HTTP application alone (tests and in-process callers); see `createApi`. */
+export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  return createApi(deps).app;
+}
+
 /**
  * The HTTP application. Order matters: request id → metrics → JSON body (size,
  * type) → authentication and rate limit → idempotency → the resource routes. The
  * one error handler at the bottom renders every AppError as problem+json.
  */
-export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
+export function createApi(deps: ApiDeps): Api {
   const app = new OpenAPIHono<AppEnv>();
+  const authenticator = createAuthenticator(deps);
 
   app.use("*", requestId());
   app.use("*", observeRequests(deps));
@@ -60,7 +78,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   // Invocations of public functions need no key: the invoke route decides, knowing the function.
   const anonymous = (c: Context<AppEnv>) =>
     c.req.path === "/v1/openapi.json" || (invocation(c) && !hasApiKey(c));
-  app.use("/v1/*", unless(anonymous, authenticate(deps)));
+  app.use("/v1/*", unless(anonymous, authenticate(authenticator)));
   app.use("/v1/*", unless(invocation, idempotency(deps)));
 
   app.route("/v1/me", meRoutes(deps));
@@ -127,7 +145,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
   });
   app.onError((error, c) => renderError(error, c, deps));
-  return app;
+  return { app, dataPlane: createDataPlane({ ...deps, authenticate: authenticator, invoker }) };
 }
 
 /** The worker role's HTTP face: health probes and metrics only. */
@@ -144,16 +162,13 @@ function observeRequests(deps: ApiDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const seconds = (performance.now() - started) / 1000;
     const route = routePath(c);
-    const label = c.res.status === 404 && route === "/*" ? "unmatched" : route;
-    deps.metrics.observeRequest(c.req.method, label, c.res.status, seconds);
-    deps.log.info("request", {
-      request_id: c.get("requestId"),
+    recordRequest(deps, {
+      requestId: c.get("requestId"),
       method: c.req.method,
-      route: label,
+      route: c.res.status === 404 && route === "/*" ? "unmatched" : route,
       status: c.res.status,
-      ms: Math.round(seconds * 10_000) / 10,
+      seconds: (performance.now() - started) / 1000,
       org: c.get("principal")?.orgId,
     });
   };
@@ -177,20 +192,7 @@ function choose(
 
 function renderError(error: unknown, c: Context<AppEnv>, deps: ApiDeps): Response {
   const id = requestIdOf(c);
-  if (isAppError(error)) {
-    if (!error.isUserError)
-      deps.log.error("request failed", { request_id: id, code: error.code, error, cause: error.cause });
-    return withRequestId(problemResponse(error, id), id);
-  }
-  // Never leak internals: log the cause with the request id, answer a bare 500.
-  deps.log.error("unhandled error", { request_id: id, error, stack: (error as Error)?.stack });
-  return withRequestId(
-    problemResponse(
-      new AppError("internal", "Something went wrong on our side; the request id identifies it"),
-      id,
-    ),
-    id,
-  );
+  return withRequestId(problemResponse(asAppError(error, id, deps.log), id), id);
 }
 
 function withRequestId(response: Response, id: string): Response {

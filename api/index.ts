@@ -1,4 +1,5 @@
-export { createApp, createHealthApp } from "./app.ts";
+export { createApi, createApp, createHealthApp, type Api } from "./app.ts";
+export { listen } from "./listen.ts";
 export {
   broadcastKeyRevoked,
   createKeyCache,

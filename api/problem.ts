@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ZodError } from "zod";
-import { AppError, type ErrorCode, type FieldError } from "../core/index.ts";
+import { AppError, isAppError, type ErrorCode, type FieldError, type Logger } from "../core/index.ts";
 
 /** The one table from error codes to HTTP statuses and RFC 9457 titles. */
 const STATUS: Record<ErrorCode, { status: number; title: string }> = {
@@ -42,8 +42,11 @@ export interface Problem {
   errors: FieldError[];
 }
 
-/** Renders an AppError as `application/problem+json`. */
-export function problemResponse(error: AppError, requestId: string): Response {
+/** An AppError as an `application/problem+json` answer: status, headers and body text. */
+export function problemParts(
+  error: AppError,
+  requestId: string,
+): { status: number; headers: Record<string, string>; body: string } {
   const { status, title } = STATUS[error.code];
   const body: Problem = {
     type: `https://tessera.dev/problems/${error.code.replaceAll("_", "-")}`,
@@ -54,8 +57,32 @@ export function problemResponse(error: AppError, requestId: string): Response {
     request_id: requestId,
     errors: error.errors,
   };
-  const headers = new Headers({ "content-type": "application/problem+json", ...error.headers });
-  return new Response(JSON.stringify(body), { status, headers });
+  return {
+    status,
+    headers: { "content-type": "application/problem+json", ...error.headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Renders an AppError as an `application/problem+json` Response. */
+export function problemResponse(error: AppError, requestId: string): Response {
+  const { status, headers, body } = problemParts(error, requestId);
+  return new Response(body, { status, headers: new Headers(headers) });
+}
+
+/**
+ * What the client is told of anything thrown: an AppError as is (logged when it is not
+ * the client's fault), anything else as a bare 500 whose cause is logged with the request id.
+ */
+export function asAppError(error: unknown, requestId: string, log: Logger): AppError {
+  if (isAppError(error)) {
+    if (!error.isUserError)
+      log.error("request failed", { request_id: requestId, code: error.code, error, cause: error.cause });
+    return error;
+  }
+  // Never leak internals: log the cause with the request id, answer a bare 500.
+  log.error("unhandled error", { request_id: requestId, error, stack: (error as Error)?.stack });
+  return new AppError("internal", "Something went wrong on our side; the request id identifies it");
 }
 
 /** Field errors from a zod failure: `line_items.0.quantity` → `line_items[0].quantity`. */

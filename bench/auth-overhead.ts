@@ -3,7 +3,7 @@ import { createApp } from "../api/app.ts";
 import { createKeyCache, type KeyCache } from "../api/auth/key-cache.ts";
 import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { createMetrics } from "../api/metrics.ts";
-import { authenticate } from "../api/middleware/auth.ts";
+import { authenticate, createAuthenticator } from "../api/middleware/auth.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../api/rate-limit/index.ts";
 import { createSecretBox, loadConfig, randomBase62, silentLogger, systemClock } from "../core/index.ts";
 import {
@@ -114,7 +114,7 @@ async function createSetup(store: Store): Promise<Setup> {
 /** The same handler behind the real middleware, and bare. */
 function middlewareApps(setup: Setup): { with: Arm; without: Arm } {
   const app = new Hono<AppEnv>();
-  app.use("/with/*", authenticate({ ...setup, clock: systemClock, log: silentLogger }));
+  app.use("/with/*", authenticate(createAuthenticator({ ...setup, clock: systemClock, log: silentLogger })));
   const handler = (c: { json(value: unknown): Response }) => c.json({ ok: true });
   app.get("/with/ping", handler);
   app.get("/without/ping", handler);

@@ -45,7 +45,8 @@ const IO: InvocationIO = {
 /** Reads the whole response the way the runtime will (body to the end, then `finished`). */
 async function drain(response: InvocationResponse): Promise<number> {
   let bytes = 0;
-  if (response.body instanceof Uint8Array) bytes += response.body.byteLength;
+  if (typeof response.body === "string") bytes += Buffer.byteLength(response.body);
+  else if (response.body instanceof Uint8Array) bytes += response.body.byteLength;
   else if (response.body) for await (const chunk of response.body) bytes += chunk.byteLength;
   await response.finished;
   return bytes;

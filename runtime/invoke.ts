@@ -79,10 +79,23 @@ export interface IncomingInvocation {
   depth: number;
 }
 
+/**
+ * A function's answer, framework-neutral: the API's adapters write it to Node's response
+ * or wrap it in a Fetch `Response`. Hop-by-hop headers are gone; HEAD and the null-body
+ * statuses have no body; a streamed body errors past the response size limit.
+ */
+export interface FunctionResponse {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  /** A string when the function answered with text (JSON included): written as UTF-8. */
+  body: Uint8Array | string | ReadableStream<Uint8Array> | null;
+}
+
 export interface FunctionInvoker {
   /** The function `ref` (name or id) names: in `orgId`, or, for anonymous callers, a public one by id. */
   resolve(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined>;
-  invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<Response>;
+  invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<FunctionResponse>;
   /** After a deploy, rollback, delete or secrets change: forget cached lookups, retire isolates. */
   forget(orgId: string, functionId: string): void;
   /** After a snapshot refresh: the next invocation reads the new one. */
@@ -245,25 +258,29 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         throw error;
       }
       void response.finished.then(() => flushLogs(options, fn, request.requestId, logs, dropped));
-      const headers = new Headers();
-      for (const [name, value] of response.headers) {
-        if (!HOP_BY_HOP.has(name.toLowerCase())) headers.append(name, value);
-      }
-      let body: ReadableStream<Uint8Array> | Uint8Array | null = response.body;
-      if (body instanceof Uint8Array && body.byteLength > config.maxResponseBytes) {
-        // The caller sent nothing too large: the function failed (500), the limit is named.
-        log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
-        throw new AppError(
-          "function_failed",
-          `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
-        );
-      } else if (body && !(body instanceof Uint8Array)) body = limitBody(body, config.maxResponseBytes, log);
+      const headers = response.headers.filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()));
+      let body = response.body;
+      if (typeof body === "string" || body instanceof Uint8Array) {
+        const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+        if (size > config.maxResponseBytes) {
+          // The caller sent nothing too large: the function failed (500), the limit is named.
+          log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
+          throw new AppError(
+            "function_failed",
+            `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
+          );
+        }
+      } else if (body) body = limitBody(body, config.maxResponseBytes, log);
       const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
-      return new Response(nullBody || request.method === "HEAD" ? null : body, {
+      if ((nullBody || request.method === "HEAD") && body && typeof body === "object" && "cancel" in body) {
+        void body.cancel().catch(() => {});
+      }
+      return {
         status: response.status,
-        ...(response.statusText ? { statusText: response.statusText } : {}),
+        statusText: response.statusText ?? "",
         headers,
-      });
+        body: nullBody || request.method === "HEAD" ? null : body,
+      };
     },
 
     forgetSnapshot(orgId) {

@@ -51,12 +51,13 @@ export interface InvocationResponse {
   statusText?: string;
   headers: Array<[string, string]>;
   /**
-   * The body: the bytes when the guest answered with a whole body (a string, bytes, JSON…),
+   * The body: the content when the guest answered with a whole body (a string for text and
+   * JSON, to be written as UTF-8; bytes otherwise),
    * else a stream fed chunk by chunk as the guest produces them; null for none. A stream
    * errors if the guest's stream errors or a limit kills the isolate mid-stream; cancelling
    * it cancels the guest's stream (and aborts `request.signal` in the guest).
    */
-  body: ReadableStream<Uint8Array> | Uint8Array | null;
+  body: ReadableStream<Uint8Array> | Uint8Array | string | null;
   /** Settles when the body is done and every `ctx.waitUntil` promise settled (bounded by the wall time); never rejects. */
   finished: Promise<void>;
 }

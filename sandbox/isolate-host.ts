@@ -224,7 +224,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
       }
       case "respond":
         state.respond(
-          ...(args as [number, string, Array<[string, string]>, Uint8Array | "stream" | null, boolean]),
+          ...(args as [number, string, Array<[string, string]>, Uint8Array | string | true | null, boolean]),
         );
         return undefined;
       case "chunk":

@@ -15,6 +15,25 @@ export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "e
 
 const Bytes = z.instanceof(Uint8Array);
 const Pairs = z.array(z.tuple([z.string().max(8192), z.string().max(65_536)])).max(1000);
+/** Header pairs as JSON text (one string crosses the boundary faster than an array of pairs). */
+const PairsJson = z
+  .string()
+  .max(8_000_000)
+  .transform((text, ctx) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "headers are not JSON" });
+      return z.NEVER;
+    }
+    const pairs = Pairs.safeParse(value);
+    if (!pairs.success) {
+      ctx.addIssue({ code: "custom", message: "headers are not a list of name/value pairs" });
+      return z.NEVER;
+    }
+    return pairs.data;
+  });
 export const LogLevelSchema = z.enum(["debug", "info", "log", "warn", "error"]);
 export type LogLevel = z.infer<typeof LogLevelSchema>;
 
@@ -48,8 +67,9 @@ export const GUEST_OPS = {
   respond: z.tuple([
     z.number().int().min(200).max(599),
     z.string().max(1024),
-    Pairs,
-    z.union([Bytes, z.literal("stream"), z.null()]),
+    PairsJson,
+    /** The whole body (bytes, or text to write as UTF-8), `true` when a stream follows chunk by chunk, or null. */
+    z.union([Bytes, z.string(), z.literal(true), z.null()]),
     /** True when the guest is done with the request (no stream, no waitUntil): no "end" entry needed. */
     z.boolean(),
   ]),

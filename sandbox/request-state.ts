@@ -20,7 +20,8 @@ export interface RequestState {
     status: number,
     statusText: string,
     headers: Array<[string, string]>,
-    body: Uint8Array | "stream" | null,
+    /** The whole body, `true` when a stream follows chunk by chunk, or null. */
+    body: Uint8Array | string | true | null,
     guestDone: boolean,
   ): void;
   chunk(bytes: Uint8Array | null): void;
@@ -115,12 +116,12 @@ export function createRequestState(options: RequestStateOptions): RequestState {
       if (answered || ended) return;
       answered = true;
       if (done) guestIdle = guestDone = true;
-      // A body the guest had whole crosses as bytes: a web stream costs more than a small request.
-      let payload: ReadableStream<Uint8Array> | Uint8Array | null = null;
-      if (body === "stream") payload = bodyStream();
+      // A body the guest had whole crosses as bytes or text: a web stream costs more than a small request.
+      let payload: ReadableStream<Uint8Array> | Uint8Array | string | null = null;
+      if (body === true) payload = bodyStream();
       else {
         bodyDone = true;
-        if (body && body.byteLength > 0) payload = body;
+        if (body !== null && body.length > 0) payload = body;
       }
       resolveResponse({ status, statusText, headers, body: payload, finished });
       maybeEnd();

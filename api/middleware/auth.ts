@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError, type Clock, type Config, type Logger, type Plan } from "../../core/index.ts";
-import { hasScope, touchApiKey, type ScopeName } from "../../engines/index.ts";
+import { hasScope, touchApiKey, type KeyPrincipal, type ScopeName } from "../../engines/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { KeyCache } from "../auth/key-cache.ts";
 import type { AppEnv } from "../env.ts";
@@ -9,19 +9,28 @@ import type { RateLimiter } from "../rate-limit/index.ts";
 const CHALLENGE = 'Bearer realm="tessera"';
 const TOUCH_INTERVAL_MS = 60_000;
 
-/**
- * Authenticates `Authorization: Bearer <key>` (RFC 6750): no credential → 401 with
- * a bare challenge; a bad or revoked one → 401 `error="invalid_token"`. Then counts
- * the request against the credential's rate limit and sets the X-RateLimit-* headers.
- */
-export function authenticate(deps: {
+export interface AuthDeps {
   keys: KeyCache;
   rateLimiter: RateLimiter;
   config: Config;
   store: Store;
   clock: Clock;
   log: Logger;
-}): MiddlewareHandler<AppEnv> {
+}
+
+/** A caller known by its key, and the X-RateLimit-* headers its response carries. */
+export interface Authenticated {
+  principal: KeyPrincipal;
+  rateLimit: Record<string, string>;
+}
+
+/**
+ * Authenticates `Authorization: Bearer <key>` (RFC 6750) and counts the request against
+ * the key's rate limit: no credential → 401 with a bare challenge; a bad or revoked one →
+ * 401 `error="invalid_token"`; over the limit → 429. One per process: the app's middleware
+ * and the invocation data plane (api/data-plane.ts) share it.
+ */
+export function createAuthenticator(deps: AuthDeps): (header: string | undefined) => Promise<Authenticated> {
   // last_used_at is written at most once a minute per key and node: no write per request.
   const lastTouched = new Map<string, number>();
   const recordUse = (keyId: string) => {
@@ -32,8 +41,7 @@ export function authenticate(deps: {
       deps.log.warn("api key touch failed", { error }),
     );
   };
-  return async (c, next) => {
-    const header = c.req.header("authorization");
+  return async (header) => {
     if (!header) {
       throw new AppError("unauthenticated", "Send your API key as Authorization: Bearer sk_live_…", {
         headers: { "WWW-Authenticate": CHALLENGE },
@@ -46,12 +54,20 @@ export function authenticate(deps: {
         headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
       });
     }
-    c.set("principal", principal);
     recordUse(principal.keyId);
+    return { principal, rateLimit: await limitRate(deps, principal.keyId, principal.plan) };
+  };
+}
 
-    const headers = await limitRate(deps, principal.keyId, principal.plan);
+/** The app's authentication middleware: sets `principal` and the X-RateLimit-* headers. */
+export function authenticate(
+  authenticator: (header: string | undefined) => Promise<Authenticated>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { principal, rateLimit } = await authenticator(c.req.header("authorization"));
+    c.set("principal", principal);
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(rateLimit)) c.res.headers.set(name, value);
   };
 }
 

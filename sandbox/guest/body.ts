@@ -4,12 +4,13 @@ import { ReadableStream, readAll, streamOf } from "./streams.ts";
 import { URLSearchParams } from "./url.ts";
 
 /**
- * Fetch Standard §5.3 "body mixin". A body is either bytes the platform knows
- * (`source`: strings, buffers, JSON, form data; the host takes them in one piece) or
- * a stream; the stream of a known body is made only when someone asks for `.body`.
+ * Fetch Standard §5.3 "body mixin". A body is either content the platform knows
+ * (`source`: buffers, form data, or text, kept as a string until someone needs its
+ * UTF-8 bytes; the host takes it in one piece) or a stream; the stream of a known body
+ * is made only when someone asks for `.body`.
  */
 export interface BodyState {
-  source: Uint8Array | null;
+  source: Uint8Array | string | null;
   stream: ReadableStream<Uint8Array> | null;
   used: boolean;
 }
@@ -30,7 +31,7 @@ export function bodyOf(bytes: Uint8Array | null): BodyState {
 /** Fetch §5.3 "extract a body". */
 export function extractBody(init: unknown): ExtractedBody {
   if (init === null || init === undefined) return { state: emptyBody(), contentType: null };
-  if (typeof init === "string") return known(utf8Encode(init), "text/plain;charset=UTF-8");
+  if (typeof init === "string") return known(init, "text/plain;charset=UTF-8");
   if (init instanceof URLSearchParams) {
     return known(utf8Encode(init.toString()), "application/x-www-form-urlencoded;charset=UTF-8");
   }
@@ -47,16 +48,25 @@ export function extractBody(init: unknown): ExtractedBody {
       contentType: null,
     };
   }
-  return known(utf8Encode(String(init)), "text/plain;charset=UTF-8");
+  return known(String(init), "text/plain;charset=UTF-8");
 }
 
-function known(bytes: Uint8Array, contentType: string | null): ExtractedBody {
-  return { state: bodyOf(bytes), contentType };
+function known(source: Uint8Array | string, contentType: string | null): ExtractedBody {
+  return { state: { source, stream: null, used: false }, contentType };
 }
+
+/** The bytes of a known body (text is encoded on first use, once). */
+export function sourceBytes(state: BodyState): Uint8Array | null {
+  if (typeof state.source === "string") state.source = utf8Encode(state.source);
+  return state.source;
+}
+
+/** Text as its UTF-8 bytes would decode: lone surrogates become U+FFFD. */
+const wellFormed = (text: string): string => (text as string & { toWellFormed(): string }).toWellFormed();
 
 export function bodyStream(state: BodyState): ReadableStream<Uint8Array> | null {
-  if (!state.stream && state.source) {
-    state.stream = streamOf(state.source);
+  if (!state.stream && state.source !== null) {
+    state.stream = streamOf(sourceBytes(state)!);
     state.source = null;
   }
   return state.stream;
@@ -71,15 +81,27 @@ export async function consume(state: BodyState): Promise<Uint8Array> {
   if (isUsed(state)) throw new TypeError("Body is unusable: Body has already been read");
   if (state.stream?.locked) throw new TypeError("Body is unusable: the body stream is locked");
   state.used = true;
-  if (state.source) return state.source;
+  if (state.source !== null) return sourceBytes(state)!;
   if (!state.stream) return new Uint8Array(0);
   return readAll(state.stream);
+}
+
+/** The whole body as text, once: a text source is returned as is, without a UTF-8 round trip. */
+async function consumeText(state: BodyState): Promise<string> {
+  if (typeof state.source === "string" && !isUsed(state)) {
+    state.used = true;
+    return wellFormed(state.source);
+  }
+  return decodeText(await consume(state));
 }
 
 /** Two bodies with the same content (§5.3 "clone a body": tee the stream). */
 export function cloneBody(state: BodyState): BodyState {
   if (isUsed(state)) throw new TypeError("Body has already been used");
-  if (!state.stream) return { source: state.source?.slice() ?? null, stream: null, used: false };
+  if (!state.stream) {
+    const source = typeof state.source === "string" ? state.source : (state.source?.slice() ?? null);
+    return { source, stream: null, used: false };
+  }
   const [a, b] = state.stream.tee();
   state.stream = a;
   return { source: null, stream: b, used: false };
@@ -182,7 +204,7 @@ export abstract class Body {
     return consume(this.bodyState());
   }
   async text(): Promise<string> {
-    return decodeText(await consume(this.bodyState()));
+    return consumeText(this.bodyState());
   }
   async json(): Promise<unknown> {
     return JSON.parse(await this.text());

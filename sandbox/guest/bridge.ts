@@ -28,8 +28,6 @@ export function captureHost(fn: HostFn): void {
 export interface RequestSlot {
   readonly slot: number;
   readonly context: Record<string, unknown>;
-  /** Aborted when the client goes away (the host cancels the body) or the request ends. */
-  readonly abort: { abort(reason?: unknown): void; readonly signal: unknown };
   responded: boolean;
   waitUntil: number;
   ctx: unknown;

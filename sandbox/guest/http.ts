@@ -32,9 +32,11 @@ function normalizeMethod(method: unknown): string {
 interface TrustedRequest {
   method: string;
   url: string;
-  headers: Headers;
+  /** The host's header pairs as JSON text, parsed on first use of `headers`. */
+  headers: string;
   body: BodyState;
-  signal: AbortSignal;
+  /** Makes the signal on first use of `signal` (most handlers never look). */
+  signal: () => AbortSignal;
 }
 /** Set just before an internal `new Request`, which takes it as is (private fields need the constructor). */
 let trusted: TrustedRequest | null = null;
@@ -42,9 +44,11 @@ let trusted: TrustedRequest | null = null;
 export class Request extends Body {
   #method: string;
   #url: string;
-  #headers: Headers;
-  #signal: AbortSignal;
-  #redirect: "follow" | "error" | "manual";
+  #headers: Headers | null = null;
+  #headerJson: string | null = null;
+  #signal: AbortSignal | null = null;
+  #signalOf: (() => AbortSignal) | null = null;
+  #redirect: "follow" | "error" | "manual" = "follow";
   #body: BodyState;
 
   constructor(input: Request | string | URL, init: RequestInit = {}) {
@@ -52,14 +56,11 @@ export class Request extends Body {
     if (trusted) {
       const t = trusted;
       trusted = null;
-      [this.#method, this.#url, this.#headers, this.#signal, this.#redirect, this.#body] = [
-        t.method,
-        t.url,
-        t.headers,
-        t.signal,
-        "follow",
-        t.body,
-      ];
+      this.#method = t.method;
+      this.#url = t.url;
+      this.#headerJson = t.headers;
+      this.#signalOf = t.signal;
+      this.#body = t.body;
       return;
     }
     init = init ?? {};
@@ -67,9 +68,9 @@ export class Request extends Body {
     this.#url = from ? from.#url : parseUrl(input);
     this.#method = init.method !== undefined ? normalizeMethod(init.method) : from ? from.#method : "GET";
     this.#redirect = init.redirect ?? (from ? from.#redirect : "follow");
-    this.#headers = new Headers(init.headers ?? (from ? from.#headers : undefined));
+    this.#headers = new Headers(init.headers ?? (from ? from.headers : undefined));
     const controller = new AbortController();
-    const parent = init.signal !== undefined ? init.signal : from ? from.#signal : null;
+    const parent = init.signal !== undefined ? init.signal : from ? from.signal : null;
     if (parent) {
       if (parent.aborted) controller.abort(parent.reason);
       else parent.addEventListener("abort", () => controller.abort(parent.reason), { once: true });
@@ -94,15 +95,18 @@ export class Request extends Body {
     } else this.#body = emptyBody();
   }
 
-  /** @internal The incoming request, from trusted host values (URL already parsed by the host). */
+  /**
+   * @internal The incoming request, from trusted host values (URL already parsed by the
+   * host; `headers` the JSON text of lowercased pairs), its headers and signal made on first use.
+   */
   static fromHost(
     method: string,
     url: string,
-    headers: Array<[string, string]>,
+    headers: string,
     body: Uint8Array | null,
-    signal: AbortSignal,
+    signal: () => AbortSignal,
   ): Request {
-    trusted = { method, url, headers: Headers.fromTrusted(headers), body: bodyOf(body), signal };
+    trusted = { method, url, headers, body: bodyOf(body), signal };
     return new Request("");
   }
 
@@ -116,10 +120,10 @@ export class Request extends Body {
     return this.#url;
   }
   get headers(): Headers {
-    return this.#headers;
+    return (this.#headers ??= Headers.fromTrusted(JSON.parse(this.#headerJson!) as Array<[string, string]>));
   }
   get signal(): AbortSignal {
-    return this.#signal;
+    return (this.#signal ??= this.#signalOf!());
   }
   get redirect(): string {
     return this.#redirect;
@@ -149,8 +153,9 @@ export class Request extends Body {
     return "";
   }
   clone(): Request {
-    const copy = Request.fromHost(this.#method, this.#url, [], null, this.#signal);
-    copy.#headers = new Headers(this.#headers);
+    const signal = this.signal;
+    const copy = Request.fromHost(this.#method, this.#url, "[]", null, () => signal);
+    copy.#headers = new Headers(this.headers);
     copy.#redirect = this.#redirect;
     copy.#body = cloneBody(this.#body);
     return copy;
@@ -206,9 +211,12 @@ export class Response extends Body {
   static json(data: unknown, init: ResponseInit = {}): Response {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError("The data is not JSON-serializable");
-    const response = new Response(text, init);
-    if (!new Headers(init?.headers).has("content-type"))
-      response.#headers.set("content-type", "application/json");
+    const response = new Response(null, init);
+    if (NULL_BODY_STATUS.has(response.#status)) {
+      throw new TypeError(`Response with null body status ${response.#status} cannot have body`);
+    }
+    response.#body = extractBody(text).state;
+    if (!response.#headers.has("content-type")) response.#headers.set("content-type", "application/json");
     return response;
   }
   static redirect(url: string | URL, status = 302): Response {

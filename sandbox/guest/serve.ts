@@ -1,6 +1,6 @@
 import { currentRequest, dropCalls, hostCall, hostSync, requests, type RequestSlot } from "./bridge.ts";
 import { bodyStream, isUsed } from "./body.ts";
-import { AbortController } from "./events.ts";
+import { AbortController, type AbortSignal } from "./events.ts";
 import { platformFetch } from "./fetch.ts";
 import { Headers } from "./headers.ts";
 import { Request, Response } from "./http.ts";
@@ -24,6 +24,10 @@ let env: Record<string, string> = {};
 interface Slot extends RequestSlot {
   reader?: ReadableStreamDefaultReader<unknown>;
   idleSent: boolean;
+  /** Made with the request's signal, on first use. */
+  abort: AbortController | undefined;
+  /** Why the client went away, if it did. */
+  cancelled?: Error;
 }
 
 export function setEnv(values: Record<string, string>): void {
@@ -199,16 +203,18 @@ function respond(state: Slot, response: unknown): void {
     fail(state, new TypeError("The handler returned a Response whose body was already used"));
     return;
   }
-  let payload: Uint8Array | "stream" | null = null;
-  if (body.source) payload = body.source;
+  // Known content crosses whole (text as a string: the host writes it as UTF-8); `true` says
+  // a stream follows, chunk by chunk.
+  let payload: Uint8Array | string | true | null = null;
+  if (body.source !== null) payload = body.source;
   else if (body.stream) {
     state.reader = bodyStream(body)!.getReader();
-    payload = "stream";
+    payload = true;
   }
   state.responded = true;
-  // Nothing more to come (bytes known, no waitUntil): say so now and forget the request,
+  // Nothing more to come (content known, no waitUntil): say so now and forget the request,
   // which spares the host an "idle" call and an "end" entry on the common path.
-  const done = payload !== "stream" && state.waitUntil === 0;
+  const done = payload !== true && state.waitUntil === 0;
   if (done) {
     state.idleSent = true;
     endRequest(state.slot);
@@ -218,7 +224,7 @@ function respond(state: Slot, response: unknown): void {
     state.slot,
     response.status,
     response.statusText,
-    Headers.toList(response.headers),
+    JSON.stringify(Headers.toList(response.headers)),
     payload,
     done,
   );
@@ -234,11 +240,10 @@ export function startRequest(
   body: Uint8Array | null,
   context: string,
 ): void {
-  const abort = new AbortController();
   const state: Slot = {
     slot,
     context: JSON.parse(context) as Record<string, unknown>,
-    abort,
+    abort: undefined,
     responded: false,
     waitUntil: 0,
     ctx: undefined,
@@ -253,8 +258,10 @@ export function startRequest(
   }
   let result: unknown;
   try {
-    const pairs = JSON.parse(headers) as Array<[string, string]>;
-    result = resolved(Request.fromHost(method, url, pairs, body, abort.signal), state.ctx);
+    result = resolved(
+      Request.fromHost(method, url, headers, body, () => signalOf(state)),
+      state.ctx,
+    );
   } catch (error) {
     fail(state, error);
     return;
@@ -287,11 +294,19 @@ export function pull(slot: number): void {
   );
 }
 
+/** The request's signal, made on first use (aborted already if the client went away before). */
+function signalOf(state: Slot): AbortSignal {
+  const controller = (state.abort ??= new AbortController());
+  if (state.cancelled && !controller.signal.aborted) controller.abort(state.cancelled);
+  return controller.signal;
+}
+
 /** Entry "cancel": the client went away; the body stream is cancelled, the request's signal aborted. */
 export function cancel(slot: number, reason: string): void {
   const state = requests.get(slot) as Slot | undefined;
   if (!state) return;
-  state.abort.abort(new Error(reason));
+  state.cancelled = new Error(reason);
+  state.abort?.abort(state.cancelled);
   if (state.reader) void state.reader.cancel(reason).catch(() => {});
 }
 

@@ -1,4 +1,7 @@
-import { createApp } from "../../api/app.ts";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApi, type createApp } from "../../api/app.ts";
+import { listen } from "../../api/listen.ts";
 import { createKeyCache } from "../../api/auth/key-cache.ts";
 import { createMetrics } from "../../api/metrics.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../../api/rate-limit/index.ts";
@@ -30,7 +33,9 @@ export interface TestApp {
   /** A new organization (unique name) with a full-access key, or a key of the given kind. */
   newOrg(options?: { plan?: "free" | "pro" | "enterprise"; key?: ApiKeyCreate }): Promise<TestOrg>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Disposes the function isolates (tests that invoke functions call it in afterAll). */
+  /** The response itself (to read a stream), through the same transport as `request`. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Disposes the function isolates and the HTTP server, if any (tests that invoke functions call it in afterAll). */
   dispose(): Promise<void>;
 }
 
@@ -63,18 +68,25 @@ export interface TestResponse {
 export const TEST_SECRET = "test-secret-for-sealing-secrets-at-rest-0123456789";
 
 /**
- * The real API over a real store, called with `app.request()` (no socket). Time
- * is a FakeClock so tests step it instead of sleeping.
+ * The real API over a real store, called with `app.request()` (no socket), or with
+ * `http: true` over a real socket as `tessera serve` listens (the invocation data plane
+ * in front of the app). Time is a FakeClock so tests step it instead of sleeping.
  */
 export function createTestApp(
   store: Store,
-  options: { env?: Record<string, string>; clock?: FakeClock; rateLimiter?: RateLimiter; log?: Logger } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: FakeClock;
+    rateLimiter?: RateLimiter;
+    log?: Logger;
+    http?: boolean;
+  } = {},
 ): TestApp {
   const clock = options.clock ?? new FakeClock(new Date());
   const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", ...options.env });
   const log = options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger);
   const functionHost = createFunctionHost({ config, store, log });
-  const app = createApp({
+  const api = createApi({
     config,
     store,
     clock,
@@ -89,6 +101,14 @@ export function createTestApp(
     adminToken: "tsa_test_token",
     ready: () => Promise.resolve(true),
   });
+  const { app } = api;
+  let server: Promise<Server> | undefined;
+  const send = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    if (!options.http) return app.request(path, init);
+    server ??= listen(api, "127.0.0.1", 0);
+    const { port } = (await server).address() as AddressInfo;
+    return fetch(`http://127.0.0.1:${port}${path}`, init);
+  };
 
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -98,7 +118,7 @@ export function createTestApp(
       body = JSON.stringify(opts.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await app.request(path, { method, headers, body });
+    const response = await send(path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = undefined;
     try {
@@ -124,5 +144,13 @@ export function createTestApp(
     };
   };
 
-  return { app, store, clock, config, newOrg, request, dispose: () => functionHost.dispose() };
+  const dispose = async () => {
+    if (server) {
+      const listening = await server;
+      listening.closeAllConnections();
+      await new Promise((resolve) => listening.close(resolve));
+    }
+    await functionHost.dispose();
+  };
+  return { app, store, clock, config, newOrg, request, fetch: send, dispose };
 }
