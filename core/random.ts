@@ -1,4 +1,4 @@
-import { createHash, randomFillSync, timingSafeEqual } from "node:crypto";
+import crypto, { createHash, randomFillSync, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -32,8 +32,11 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(24)}`;
 }
 
+/** One-shot `crypto.hash` (Node ≥ 20.12) is ~4× faster than a Hash object for short inputs. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+
 export function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
+  return oneShot ? oneShot("sha256", value) : createHash("sha256").update(value).digest("hex");
 }
 
 /** Constant-time string equality for credentials and signatures. */

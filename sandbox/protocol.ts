@@ -15,7 +15,18 @@ export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "e
 
 const Bytes = z.instanceof(Uint8Array);
 const Pairs = z.array(z.tuple([z.string().max(8192), z.string().max(65_536)])).max(1000);
-/** Header pairs as JSON text (one string crosses the boundary faster than an array of pairs). */
+const MAX_PAIRS = 1000;
+const isPair = (item: unknown): boolean =>
+  Array.isArray(item) &&
+  item.length === 2 &&
+  typeof item[0] === "string" &&
+  typeof item[1] === "string" &&
+  item[0].length <= 8192 &&
+  item[1].length <= 65_536;
+/**
+ * Header pairs as JSON text: one string crosses the boundary faster than an array of pairs,
+ * and a plain loop checks the parsed pairs (the same bounds as `Pairs`) in a fraction of the time.
+ */
 const PairsJson = z
   .string()
   .max(8_000_000)
@@ -24,15 +35,13 @@ const PairsJson = z
     try {
       value = JSON.parse(text);
     } catch {
-      ctx.addIssue({ code: "custom", message: "headers are not JSON" });
-      return z.NEVER;
+      value = undefined;
     }
-    const pairs = Pairs.safeParse(value);
-    if (!pairs.success) {
+    if (!Array.isArray(value) || value.length > MAX_PAIRS || !value.every(isPair)) {
       ctx.addIssue({ code: "custom", message: "headers are not a list of name/value pairs" });
       return z.NEVER;
     }
-    return pairs.data;
+    return value as Array<[string, string]>;
   });
 export const LogLevelSchema = z.enum(["debug", "info", "log", "warn", "error"]);
 export type LogLevel = z.infer<typeof LogLevelSchema>;

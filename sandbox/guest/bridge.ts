@@ -27,7 +27,6 @@ export function captureHost(fn: HostFn): void {
 /** Per-request state the platform keeps in the guest. */
 export interface RequestSlot {
   readonly slot: number;
-  readonly context: Record<string, unknown>;
   responded: boolean;
   waitUntil: number;
   ctx: unknown;
