@@ -112,6 +112,7 @@ const SNAPSHOT_TTL_MS = 10_000;
 /** V8 code cache is only valid for the V8 build that produced it. */
 const CACHE_TAG = `v8/${process.versions.v8}`;
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
+const endToEnd = ([name]: [string, string]) => !HOP_BY_HOP.has(name.toLowerCase());
 
 /** Depth of requests made through `ctx.platform.fetch`, keyed by the Request object itself (unforgeable). */
 const platformDepth = new WeakMap<Request, number>();
@@ -219,58 +220,30 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     },
 
     async invoke(fn, request) {
-      const snapshot = await snapshotOf(fn.orgId);
-      const logs: Array<{ level: FunctionLogLevel; message: string }> = [];
-      let dropped = 0;
-      const log = (level: FunctionLogLevel, message: string) => {
-        if (logs.length >= MAX_LOG_LINES) return void dropped++;
-        logs.push({
-          level,
-          message: message.length > MAX_LOG_LINE_CHARS ? `${message.slice(0, MAX_LOG_LINE_CHARS)}…` : message,
-        });
-      };
-      let subrequests = 0;
-      // Made on first use: an AbortSignal costs more than the rest of a trivial invocation.
-      let deadline: AbortSignal | undefined;
-      const io: InvocationIO = {
-        fetch: async (outbound, via) => {
-          if (++subrequests > config.maxSubrequests) {
-            throw new AppError(
-              "invalid_request",
-              `fetch: at most ${config.maxSubrequests} subrequests per invocation`,
-            );
-          }
-          return via === "platform"
-            ? platformFetch(outbound, request, options, config.maxResponseBytes)
-            : options.outbound(outbound, (deadline ??= AbortSignal.timeout(fn.limits.wall_time_ms)));
-        },
-        call: (op, args) => callOp(op, args, fn.orgId, options.engineState),
-        snapshot: () => snapshot,
-        log,
-      };
+      const io = new InvocationScope(options, fn, request, await snapshotOf(fn.orgId));
       const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
       let response;
       try {
         response = await pool.invoke(key, () => load(fn), toGuestRequest(fn, request), io);
       } catch (error) {
-        log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
-        void flushLogs(options, fn, request.requestId, logs, dropped);
+        io.log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
+        void io.flush();
         throw error;
       }
-      void response.finished.then(() => flushLogs(options, fn, request.requestId, logs, dropped));
-      const headers = response.headers.filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()));
+      void response.finished.then(() => io.flush());
+      const headers = response.headers.filter(endToEnd);
       let body = response.body;
       if (typeof body === "string" || body instanceof Uint8Array) {
         const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
         if (size > config.maxResponseBytes) {
           // The caller sent nothing too large: the function failed (500), the limit is named.
-          log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
+          io.log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
           throw new AppError(
             "function_failed",
             `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
           );
         }
-      } else if (body) body = limitBody(body, config.maxResponseBytes, log);
+      } else if (body) body = limitBody(body, config.maxResponseBytes, (level, line) => io.log(level, line));
       const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
       if ((nullBody || request.method === "HEAD") && body && typeof body === "object" && "cancel" in body) {
         void body.cancel().catch(() => {});
@@ -292,6 +265,60 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       pool.retire(orgId, functionId);
     },
   };
+}
+
+/**
+ * What one invocation may reach (`InvocationIO`): its console lines (kept, then saved when
+ * it finishes), outbound and platform fetch (counted against the subrequest limit), engine
+ * state and the snapshot. One object per invocation, its behaviour on the prototype.
+ */
+class InvocationScope implements InvocationIO {
+  #lines: Array<{ level: FunctionLogLevel; message: string }> = [];
+  #dropped = 0;
+  #subrequests = 0;
+  // Made on first use: an AbortSignal costs more than the rest of a trivial invocation.
+  #deadline: AbortSignal | undefined;
+
+  constructor(
+    readonly options: InvokerOptions,
+    readonly fn: ActiveFunction,
+    readonly request: IncomingInvocation,
+    readonly snapshotValue: unknown,
+  ) {}
+
+  fetch(outbound: OutboundRequest, via: "network" | "platform"): Promise<OutboundResponse> {
+    const { config } = this.options;
+    if (++this.#subrequests > config.maxSubrequests) {
+      return Promise.reject(
+        new AppError("invalid_request", `fetch: at most ${config.maxSubrequests} subrequests per invocation`),
+      );
+    }
+    if (via === "platform")
+      return platformFetch(outbound, this.request, this.options, config.maxResponseBytes);
+    this.#deadline ??= AbortSignal.timeout(this.fn.limits.wall_time_ms);
+    return this.options.outbound(outbound, this.#deadline);
+  }
+
+  call(op: string, args: unknown): Promise<unknown> {
+    return callOp(op, args, this.fn.orgId, this.options.engineState);
+  }
+
+  snapshot(): unknown {
+    return this.snapshotValue;
+  }
+
+  log(level: FunctionLogLevel, message: string): void {
+    if (this.#lines.length >= MAX_LOG_LINES) return void this.#dropped++;
+    this.#lines.push({
+      level,
+      message: message.length > MAX_LOG_LINE_CHARS ? `${message.slice(0, MAX_LOG_LINE_CHARS)}…` : message,
+    });
+  }
+
+  /** Saves the kept lines (once the invocation is over). */
+  flush(): Promise<void> {
+    return flushLogs(this.options, this.fn, this.request.requestId, this.#lines, this.#dropped);
+  }
 }
 
 /**

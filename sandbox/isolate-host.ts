@@ -6,8 +6,15 @@ import { createCryptoHost } from "./crypto-host.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import { loadGuestPlatform } from "./platform.ts";
-import { FetchCallSchema, OpCallSchema, SLOTLESS_OPS, parseGuestOp, type GuestEntry } from "./protocol.ts";
-import { createRequestState, type RequestState } from "./request-state.ts";
+import {
+  FetchCallSchema,
+  OpCallSchema,
+  SLOTLESS_OPS,
+  parseGuestOp,
+  type GuestEntry,
+  type RespondArgs,
+} from "./protocol.ts";
+import { createRequestState, type RequestOwner, type RequestState } from "./request-state.ts";
 
 // isolated-vm caps an isolate's young generation by its heap limit: 2 MB for the default 128 MB,
 // so code that allocates (every Request, URL and Response does) scavenges constantly; measured 5×
@@ -223,9 +230,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
         return undefined;
       }
       case "respond":
-        state.respond(
-          ...(args as [number, string, Array<[string, string]>, Uint8Array | string | true | null, boolean]),
-        );
+        state.respond(...(args as RespondArgs));
         return undefined;
       case "chunk":
         state.chunk(args[0] as Uint8Array | null);
@@ -272,6 +277,19 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     );
   }
 
+  /** What every request's state reports to: one object for the isolate, not two closures per request. */
+  const owner: RequestOwner = {
+    enter,
+    ended(state, guestDone) {
+      const { slot } = state;
+      if (!isolate.isDisposed && !guestDone) {
+        if (entering) queueMicrotask(() => endInGuest(slot));
+        else endInGuest(slot);
+      }
+      requests.delete(slot);
+    },
+  };
+
   try {
     const context = spare?.context ?? isolate.createContextSync();
     const boot = context.global.getSync("__tessera_boot", { reference: true }) as ivm.Reference<
@@ -315,19 +333,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     async invoke(request, io) {
       if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
       const slot = nextSlot++;
-      const state = createRequestState({
-        slot,
-        io,
-        limits,
-        enter: (kind, ...args) => enter(state, kind, ...args),
-        onEnd: (guestDone) => {
-          if (!isolate.isDisposed && !guestDone) {
-            if (entering) queueMicrotask(() => endInGuest(slot));
-            else endInGuest(slot);
-          }
-          requests.delete(slot);
-        },
-      });
+      const state = createRequestState({ slot, io, limits, owner });
       requests.set(slot, state);
       const { method, url, headers, body, context } = request;
       // Headers and context cross as JSON text: isolated-vm copies a string several times

@@ -31,139 +31,174 @@ export interface RequestState {
   fail(error: AppError): void;
 }
 
+/** What a request's state reports to its isolate host: one per host, shared by its requests. */
+export interface RequestOwner {
+  enter(state: RequestState, kind: GuestEntry, ...args: unknown[]): void;
+  /** `guestDone`: the guest already forgot the request (it said so when it answered). */
+  ended(state: RequestState, guestDone: boolean): void;
+}
+
 export interface RequestStateOptions {
   slot: number;
   io: InvocationIO;
   limits: SandboxLimits;
-  enter(kind: GuestEntry, ...args: unknown[]): void;
-  /** `guestDone`: the guest already forgot the request (it said so when it answered). */
-  onEnd(guestDone: boolean): void;
+  owner: RequestOwner;
 }
 
 export function createRequestState(options: RequestStateOptions): RequestState {
-  const { slot, io, limits } = options;
-  let resolveResponse!: (response: InvocationResponse) => void;
-  let rejectResponse!: (error: unknown) => void;
-  const response = new Promise<InvocationResponse>((resolve, reject) => {
-    resolveResponse = resolve;
-    rejectResponse = reject;
-  });
-  let resolveFinished!: () => void;
-  const finished = new Promise<void>((resolve) => (resolveFinished = resolve));
-  let answered = false;
-  let bodyDone = false;
-  let guestIdle = false;
-  let guestDone = false;
-  let ended = false;
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  let pulled: (() => void) | undefined;
+  return new HostRequest(options);
+}
 
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(wallTimer);
-    for (const timer of state.timers.values()) clearTimeout(timer);
-    state.timers.clear();
-    options.onEnd(guestDone);
-    resolveFinished();
-  };
-  const maybeEnd = () => {
-    if (answered && bodyDone && guestIdle) end();
-  };
-  const wallTimer = setTimeout(() => {
-    state.fail(
-      new AppError("function_timeout", `The function did not answer within ${limits.wallTimeLimitMs} ms`),
-    );
-  }, limits.wallTimeLimitMs);
+function wallTimeout(state: HostRequest): void {
+  state.fail(
+    new AppError("function_timeout", `The function did not answer within ${state.limits.wallTimeLimitMs} ms`),
+  );
+}
 
-  const bodyStream = () =>
-    new ReadableStream<Uint8Array>(
+/** One object per request, its behaviour on the prototype: nothing else is made per request but its two promises. */
+class HostRequest implements RequestState {
+  readonly slot: number;
+  readonly io: InvocationIO;
+  readonly limits: SandboxLimits;
+  readonly timers = new Map<number, NodeJS.Timeout>();
+  readonly response: Promise<InvocationResponse>;
+  cpuNs = 0n;
+  #owner: RequestOwner;
+  #finished: Promise<void>;
+  #resolveResponse!: (response: InvocationResponse) => void;
+  #rejectResponse!: (error: unknown) => void;
+  #resolveFinished!: () => void;
+  #wallTimer: NodeJS.Timeout;
+  #answered = false;
+  #bodyDone = false;
+  #guestIdle = false;
+  #guestDone = false;
+  #ended = false;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #pulled: (() => void) | undefined;
+
+  constructor(options: RequestStateOptions) {
+    this.slot = options.slot;
+    this.io = options.io;
+    this.limits = options.limits;
+    this.#owner = options.owner;
+    this.response = new Promise<InvocationResponse>((resolve, reject) => {
+      this.#resolveResponse = resolve;
+      this.#rejectResponse = reject;
+    });
+    this.#finished = new Promise<void>((resolve) => (this.#resolveFinished = resolve));
+    this.#wallTimer = setTimeout(wallTimeout, options.limits.wallTimeLimitMs, this);
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#wallTimer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.#owner.ended(this, this.#guestDone);
+    this.#resolveFinished();
+  }
+
+  #maybeEnd(): void {
+    if (this.#answered && this.#bodyDone && this.#guestIdle) this.#end();
+  }
+
+  #bodyStream(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>(
       {
-        start(c) {
-          controller = c;
+        start: (c) => {
+          this.#controller = c;
         },
-        pull() {
-          return new Promise<void>((resolve) => {
-            pulled = resolve;
-            options.enter("pull");
-          });
-        },
-        cancel(reason) {
-          bodyDone = true;
-          options.enter("cancel", reason instanceof Error ? reason.message : String(reason ?? "cancelled"));
-          maybeEnd();
+        pull: () =>
+          new Promise<void>((resolve) => {
+            this.#pulled = resolve;
+            this.#owner.enter(this, "pull");
+          }),
+        cancel: (reason) => {
+          this.#bodyDone = true;
+          this.#owner.enter(
+            this,
+            "cancel",
+            reason instanceof Error ? reason.message : String(reason ?? "cancelled"),
+          );
+          this.#maybeEnd();
         },
       },
       { highWaterMark: 0 },
     );
+  }
 
-  const settlePull = () => {
-    const resolve = pulled;
-    pulled = undefined;
+  #settlePull(): void {
+    const resolve = this.#pulled;
+    this.#pulled = undefined;
     resolve?.();
-  };
+  }
 
-  const state: RequestState = {
-    slot,
-    io,
-    timers: new Map(),
-    response,
-    cpuNs: 0n,
-    get ended() {
-      return ended;
-    },
-    respond(status, statusText, headers, body, done) {
-      if (answered || ended) return;
-      answered = true;
-      if (done) guestIdle = guestDone = true;
-      // A body the guest had whole crosses as bytes or text: a web stream costs more than a small request.
-      let payload: ReadableStream<Uint8Array> | Uint8Array | string | null = null;
-      if (body === true) payload = bodyStream();
-      else {
-        bodyDone = true;
-        if (body !== null && body.length > 0) payload = body;
-      }
-      resolveResponse({ status, statusText, headers, body: payload, finished });
-      maybeEnd();
-    },
-    chunk(bytes) {
-      if (!controller || bodyDone) return;
-      if (bytes) controller.enqueue(bytes);
-      else {
-        bodyDone = true;
-        controller.close();
-      }
-      settlePull();
-      maybeEnd();
-    },
-    bodyError(message) {
-      if (!controller || bodyDone) return;
-      bodyDone = true;
-      io.log("error", `Uncaught (in response body) ${message}`);
-      controller.error(
-        new AppError("function_failed", `The function's response body failed: ${message.split("\n")[0]}`),
-      );
-      settlePull();
-      maybeEnd();
-    },
-    idle() {
-      guestIdle = true;
-      maybeEnd();
-    },
-    fail(error) {
-      if (ended) return;
-      if (!answered) {
-        answered = true;
-        bodyDone = true;
-        rejectResponse(error);
-      } else if (!bodyDone && controller) {
-        bodyDone = true;
-        controller.error(error);
-        settlePull();
-      }
-      // A request that failed is over, whatever it still had pending (waitUntil included).
-      end();
-    },
-  };
-  return state;
+  respond(
+    status: number,
+    statusText: string,
+    headers: Array<[string, string]>,
+    body: Uint8Array | string | true | null,
+    done: boolean,
+  ): void {
+    if (this.#answered || this.#ended) return;
+    this.#answered = true;
+    if (done) this.#guestIdle = this.#guestDone = true;
+    // A body the guest had whole crosses as bytes or text: a web stream costs more than a small request.
+    let payload: ReadableStream<Uint8Array> | Uint8Array | string | null = null;
+    if (body === true) payload = this.#bodyStream();
+    else {
+      this.#bodyDone = true;
+      if (body !== null && body.length > 0) payload = body;
+    }
+    this.#resolveResponse({ status, statusText, headers, body: payload, finished: this.#finished });
+    this.#maybeEnd();
+  }
+
+  chunk(bytes: Uint8Array | null): void {
+    if (!this.#controller || this.#bodyDone) return;
+    if (bytes) this.#controller.enqueue(bytes);
+    else {
+      this.#bodyDone = true;
+      this.#controller.close();
+    }
+    this.#settlePull();
+    this.#maybeEnd();
+  }
+
+  bodyError(message: string): void {
+    if (!this.#controller || this.#bodyDone) return;
+    this.#bodyDone = true;
+    this.io.log("error", `Uncaught (in response body) ${message}`);
+    this.#controller.error(
+      new AppError("function_failed", `The function's response body failed: ${message.split("\n")[0]}`),
+    );
+    this.#settlePull();
+    this.#maybeEnd();
+  }
+
+  idle(): void {
+    this.#guestIdle = true;
+    this.#maybeEnd();
+  }
+
+  fail(error: AppError): void {
+    if (this.#ended) return;
+    if (!this.#answered) {
+      this.#answered = true;
+      this.#bodyDone = true;
+      this.#rejectResponse(error);
+    } else if (!this.#bodyDone && this.#controller) {
+      this.#bodyDone = true;
+      this.#controller.error(error);
+      this.#settlePull();
+    }
+    // A request that failed is over, whatever it still had pending (waitUntil included).
+    this.#end();
+  }
 }

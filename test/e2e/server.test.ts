@@ -102,6 +102,11 @@ describe("tessera serve on the embedded store", () => {
       ],
       cookie: "a=1; b=2",
     });
+    // Served by the data plane, counted under the app's route pattern like any other request.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^tessera_http_requests_total\{[^}]*route="\/v1\/functions\/:id\/invoke\/\*"[^}]*\} [1-9]/m,
+    );
   });
 
   it("serves the seed's example after `seed --demo` runs through the running server", async () => {
