@@ -126,7 +126,8 @@ async function write(
     else if (Array.isArray(before)) before.push(value);
     else headers[name] = `${before}, ${value}`;
   }
-  Object.assign(headers, extra);
+  // Ours win over the function's (names compared as HTTP does, without case).
+  for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
   const { body } = response;
   const whole = body === null || typeof body === "string" || body instanceof Uint8Array;
   if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));

@@ -52,3 +52,22 @@ declare module "webidl-conversions" {
   const conversions: { DOMString: Converter; USVString: Converter; [name: string]: unknown };
   export default conversions;
 }
+
+declare module "whatwg-url/lib/URL-impl.js" {
+  const urlImpl: {
+    implementation: {
+      new (globalObject: unknown, args: [string, string | undefined]): object;
+      prototype: object;
+      parse(this: void, globalObject: unknown, input: string, base?: string): object | null;
+      canParse(this: void, url: string, base?: string): boolean;
+    };
+  };
+  export default urlImpl;
+}
+
+declare module "whatwg-url/lib/URLSearchParams.js" {
+  const searchParams: {
+    createImpl(globalObject: unknown, args: [string], privateData: { doNotStripQMark: boolean }): unknown;
+  };
+  export default searchParams;
+}

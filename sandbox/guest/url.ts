@@ -1,5 +1,7 @@
 import conversions from "webidl-conversions";
 import { URL, URLSearchParams } from "whatwg-url";
+import urlImpl from "whatwg-url/lib/URL-impl.js";
+import searchParams from "whatwg-url/lib/URLSearchParams.js";
 import stateMachine from "whatwg-url/lib/url-state-machine.js";
 
 /**
@@ -65,5 +67,55 @@ conversions.USVString = (value, options) => {
   const text = conversions.DOMString(value, options);
   return SURROGATE.test(text) ? usvString(text, options) : text;
 };
+
+/**
+ * A URL's `searchParams` object, made when first used: whatwg-url's URLImpl builds it in
+ * its constructor (a wrapper, its impl and a parse of the query), which was a third of
+ * `new URL(request.url)` in a handler that never looks at the query. The constructor
+ * below is URLImpl's without it; the prototype's `_query` makes the object on first read
+ * (from the URL's query as it is then; the setters that change the query read it first,
+ * so it stays in step). `URL.parse` keeps the eager constructor, whose `_query` the setter
+ * stores as is.
+ */
+interface Impl {
+  _url: UrlRecord;
+  _globalObject: unknown;
+}
+const EagerURLImpl = urlImpl.implementation;
+const ownQuery = (impl: object, query: unknown) =>
+  Object.defineProperty(impl, "_query", {
+    value: query,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+Object.defineProperty(EagerURLImpl.prototype, "_query", {
+  configurable: true,
+  get(this: Impl) {
+    const query = searchParams.createImpl(this._globalObject, [this._url.query ?? ""], {
+      doNotStripQMark: true,
+    }) as { _url: unknown };
+    query._url = this;
+    ownQuery(this, query);
+    return query;
+  },
+  set(this: Impl, query: unknown) {
+    ownQuery(this, query);
+  },
+});
+function LazyURLImpl(this: Impl, globalObject: unknown, [url, base]: [string, string | undefined]): void {
+  let parsedBase: unknown = null;
+  if (base !== undefined) {
+    parsedBase = stateMachine.basicURLParse(base);
+    if (parsedBase === null) throw new TypeError(`Invalid base URL: ${base}`);
+  }
+  const parsedURL = stateMachine.basicURLParse(url, { baseURL: parsedBase }) as UrlRecord | null;
+  if (parsedURL === null) throw new TypeError(`Invalid URL: ${url}`);
+  this._url = parsedURL;
+  this._globalObject = globalObject;
+}
+LazyURLImpl.prototype = EagerURLImpl.prototype;
+Object.assign(LazyURLImpl, { parse: EagerURLImpl.parse, canParse: EagerURLImpl.canParse });
+urlImpl.implementation = LazyURLImpl as unknown as typeof EagerURLImpl;
 
 export { URL, URLSearchParams };

@@ -109,6 +109,25 @@ describe.each(CASES)("function invocation on $name, through $via", (kind) => {
     });
   });
 
+  it("answers with the platform's request id and rate-limit headers over the function's own", async () => {
+    await deploy(
+      "impostor",
+      `export default () => new Response("hi", {
+        headers: { "x-request-id": "fake", "X-RateLimit-Limit": "999", "x-fn": "kept", "connection": "close" },
+      })`,
+    );
+    const response = await invoke("/v1/functions/impostor/invoke", {
+      key: org.key,
+      headers: { "x-request-id": "req-from-client" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("hi");
+    expect(response.headers.get("x-request-id")).toBe("req-from-client");
+    expect(response.headers.get("x-ratelimit-limit")).not.toMatch(/999/);
+    expect(response.headers.get("x-fn")).toBe("kept");
+    expect(response.headers.get("content-type")).toBe("text/plain;charset=UTF-8");
+  });
+
   it("keeps logs per invocation with the request id", async () => {
     await deploy("logger", ECHO);
     const response = await invoke("/v1/functions/logger/invoke/x", { key: org.key });

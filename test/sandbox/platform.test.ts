@@ -7,10 +7,36 @@ import { hostFor, json, recordingIO, request } from "./helpers.ts";
  * The in-isolate web platform, API by API: one guest function computes, and the test
  * compares with what Node's own implementation gives for the same input.
  */
+const URL_QUERY_STEPS = `(URL) => {
+  const out = [];
+  const a = new URL("https://h.example/p?x=1&y=2#f");
+  a.search = "?z=3";
+  out.push([...a.searchParams], a.href);
+  const b = new URL("https://h.example/p?x=1");
+  b.href = "https://o.example/q?k=v";
+  out.push([...b.searchParams], b.search);
+  const c = new URL("https://h.example/p?x=1");
+  c.searchParams.set("x", "2");
+  c.searchParams.append("w", "a b");
+  out.push(c.href, c.search);
+  const e = new URL("https://h.example/p?gone");
+  e.search = "";
+  out.push([...e.searchParams], e.href);
+  const f = new URL("?q=1", "https://h.example/base");
+  out.push(f.searchParams.get("q"), f.searchParams === f.searchParams, f.searchParams.size);
+  const g = new URL("https://h.example/p?s=1");
+  g.pathname = "/other";
+  g.hash = "h";
+  out.push([...g.searchParams], g.href);
+  return out;
+}`;
 const GUEST = `
 const enc = new TextEncoder();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 const checks = {
+  urlQuery() {
+    return { steps: (${URL_QUERY_STEPS})(URL), parsed: URL.parse("https://h.example/p?m=n").searchParams.get("m") };
+  },
   async url() {
     const cases = ["HTTP://Example.COM:80/a/./b/../c?x=1#f", "https://user:pa ss@host.example/p a t h?q=a b", "http://[::1]:8080/", "https://xn--nxasmq6b.example/", "https://bücher.example/", "http://192.168.0.1./", "file:///tmp/x", "https://h/%zz", "https://h.example/\\ud800x?\\udc00#\\ud83d\\ude00"];
     const parsed = cases.map((input) => { try { const u = new URL(input); return [u.href, u.origin, u.host, u.pathname, u.search, u.hash]; } catch (e) { return e.name; } });
@@ -201,6 +227,12 @@ describe("the guest platform, compared with Node's", () => {
       invalid: false,
       stillInvalid: false,
     });
+  });
+
+  it("keeps a URL's searchParams in step with its query as Node's URL does (made on first use in the guest)", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the same steps run in both
+    const steps = new Function(`return ${URL_QUERY_STEPS}`)() as (url: typeof URL) => unknown[];
+    expect(await check("urlQuery")).toEqual({ steps: steps(URL), parsed: "n" });
   });
 
   it("encodes and decodes UTF-8 as Node's TextEncoder/TextDecoder, streaming split characters", async () => {
