@@ -219,7 +219,9 @@ export function invokeRoutes(
     const out = new Headers();
     for (const [name, value] of response.headers) out.append(name, value);
     for (const [name, value] of Object.entries(headers)) out.set(name, value);
-    return new Response(response.body as ConstructorParameters<typeof Response>[0], {
+    // Text as bytes: a Fetch Response would add a content-type the function did not send.
+    const body = typeof response.body === "string" ? Buffer.from(response.body) : response.body;
+    return new Response(body as ConstructorParameters<typeof Response>[0], {
       status: response.status,
       ...(response.statusText ? { statusText: response.statusText } : {}),
       headers: out,

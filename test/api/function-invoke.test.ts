@@ -128,6 +128,19 @@ describe.each(CASES)("function invocation on $name, through $via", (kind) => {
     expect(response.headers.get("content-type")).toBe("text/plain;charset=UTF-8");
   });
 
+  it("sends a text body with exactly the function's headers: none added, a removed content-type stays away", async () => {
+    await deploy(
+      "bare-text",
+      `export default () => { const r = new Response("naked é"); r.headers.delete("content-type"); return r; }`,
+    );
+    const response = await t.fetch("/v1/functions/bare-text/invoke", {
+      headers: { authorization: `Bearer ${org.key}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBeNull();
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(new TextEncoder().encode("naked é"));
+  });
+
   it("keeps logs per invocation with the request id", async () => {
     await deploy("logger", ECHO);
     const response = await invoke("/v1/functions/logger/invoke/x", { key: org.key });
