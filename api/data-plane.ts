@@ -3,7 +3,7 @@ import type { ReadableStream } from "node:stream/web";
 import { AppError } from "../core/index.ts";
 import type { FunctionInvoker, FunctionResponse } from "../runtime/index.ts";
 import type { ApiDeps } from "./env.ts";
-import type { Authenticated } from "./middleware/auth.ts";
+import type { Authenticated, Authenticator } from "./middleware/auth.ts";
 import { readIncoming } from "./middleware/json-body.ts";
 import { requestIdFrom } from "./middleware/request-id.ts";
 import { recordRequest } from "./observe.ts";
@@ -20,7 +20,7 @@ import { invocationHeaders, isApiKeyHeader, serveInvocation } from "./routes/fun
  * path that is not already canonical) is left to the app, which answers it the same way.
  */
 export interface DataPlaneDeps extends Pick<ApiDeps, "config" | "rateLimiter" | "clock" | "metrics" | "log"> {
-  authenticate: (header: string | undefined) => Promise<Authenticated>;
+  authenticate: Authenticator;
   invoker: FunctionInvoker;
 }
 

@@ -232,6 +232,11 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       }
       void response.finished.then(() => io.flush());
       const headers = response.headers.filter(endToEnd);
+      const bodiless =
+        request.method === "HEAD" ||
+        response.status === 204 ||
+        response.status === 205 ||
+        response.status === 304;
       let body = response.body;
       if (typeof body === "string" || body instanceof Uint8Array) {
         const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
@@ -243,16 +248,15 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
             `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
           );
         }
-      } else if (body) body = limitBody(body, config.maxResponseBytes, (level, line) => io.log(level, line));
-      const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
-      if ((nullBody || request.method === "HEAD") && body && typeof body === "object" && "cancel" in body) {
+      } else if (body && bodiless) {
+        // Nobody will read it: the guest's stream is cancelled rather than left to the wall-time limit.
         void body.cancel().catch(() => {});
-      }
+      } else if (body) body = limitBody(body, config.maxResponseBytes, (level, line) => io.log(level, line));
       return {
         status: response.status,
         statusText: response.statusText ?? "",
         headers,
-        body: nullBody || request.method === "HEAD" ? null : body,
+        body: bodiless ? null : body,
       };
     },
 

@@ -14,17 +14,19 @@ import { SUBTLE_METHODS } from "./guest/subtle-methods.ts";
 export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "end" | "boot";
 
 const Bytes = z.instanceof(Uint8Array);
-const Pairs = z.array(z.tuple([z.string().max(8192), z.string().max(65_536)])).max(1000);
 const MAX_PAIRS = 1000;
+const MAX_NAME = 8192;
+const MAX_VALUE = 65_536;
+const Pairs = z.array(z.tuple([z.string().max(MAX_NAME), z.string().max(MAX_VALUE)])).max(MAX_PAIRS);
 const isPair = (item: unknown): boolean =>
   Array.isArray(item) &&
   item.length === 2 &&
   typeof item[0] === "string" &&
   typeof item[1] === "string" &&
-  item[0].length <= 8192 &&
-  item[1].length <= 65_536;
+  item[0].length <= MAX_NAME &&
+  item[1].length <= MAX_VALUE;
 
-/** Header pairs from their JSON text (the same bounds as `Pairs`), or undefined. */
+/** Header pairs from their JSON text (the bounds of `Pairs`), or undefined. */
 function parsePairs(text: string): Array<[string, string]> | undefined {
   if (text.length > 8_000_000) return undefined;
   let value: unknown;

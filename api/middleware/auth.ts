@@ -24,13 +24,16 @@ export interface Authenticated {
   rateLimit: Record<string, string>;
 }
 
+/** Takes a request's `Authorization` header; throws the 401 or 429 problem. */
+export type Authenticator = (header: string | undefined) => Promise<Authenticated>;
+
 /**
  * Authenticates `Authorization: Bearer <key>` (RFC 6750) and counts the request against
  * the key's rate limit: no credential → 401 with a bare challenge; a bad or revoked one →
  * 401 `error="invalid_token"`; over the limit → 429. One per process: the app's middleware
  * and the invocation data plane (api/data-plane.ts) share it.
  */
-export function createAuthenticator(deps: AuthDeps): (header: string | undefined) => Promise<Authenticated> {
+export function createAuthenticator(deps: AuthDeps): Authenticator {
   // last_used_at is written at most once a minute per key and node: no write per request.
   const lastTouched = new Map<string, number>();
   const recordUse = (keyId: string) => {
@@ -60,9 +63,7 @@ export function createAuthenticator(deps: AuthDeps): (header: string | undefined
 }
 
 /** The app's authentication middleware: sets `principal` and the X-RateLimit-* headers. */
-export function authenticate(
-  authenticator: (header: string | undefined) => Promise<Authenticated>,
-): MiddlewareHandler<AppEnv> {
+export function authenticate(authenticator: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { principal, rateLimit } = await authenticator(c.req.header("authorization"));
     c.set("principal", principal);

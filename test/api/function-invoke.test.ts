@@ -156,6 +156,30 @@ describe.each(CASES)("function invocation on $name, through $via", (kind) => {
     ]);
   });
 
+  it("cancels the stream of a HEAD answer at once: the function's request ends without waiting for its wall time", async () => {
+    await deploy(
+      "endless",
+      `export default () => new Response(new ReadableStream({
+        pull() { return new Promise(() => {}); },
+        cancel() { console.log("cancelled"); },
+      }))`,
+    );
+    const response = await t.fetch("/v1/functions/endless/invoke", {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${org.key}` },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("");
+    const requestId = response.headers.get("x-request-id")!;
+    let lines: Array<{ message: string }> = [];
+    for (let i = 0; i < 100 && lines.length === 0; i++) {
+      lines = (await t.request("GET", `/v1/functions/endless/logs?request_id=${requestId}`, { key: org.key }))
+        .body.data;
+      if (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(lines.map((line) => line.message)).toEqual(["cancelled"]);
+  });
+
   it("needs functions:read for a private function; a public one answers anyone, by id", async () => {
     await deploy("private", ECHO);
     const noKey = await invoke("/v1/functions/private/invoke");

@@ -166,6 +166,21 @@ describe("response bodies", () => {
     expect(io.logs.map((l) => l.message)).toEqual(["signal aborted", "cancelled: client went away"]);
   });
 
+  it("give a request.signal first touched after the client went away as already aborted", async () => {
+    const host = await boot(`
+      export default (request) => new Response(new ReadableStream({
+        pull(controller) { controller.enqueue(new Uint8Array([1])); },
+        cancel() { console.log("aborted: " + request.signal.aborted + ", " + request.signal.reason.message); },
+      }));`);
+    const io = recordingIO();
+    const response = await host.invoke(request(), io);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel("client went away");
+    await response.finished;
+    expect(io.logs.map((l) => l.message)).toEqual(["aborted: true, client went away"]);
+  });
+
   it("error the host stream when the guest's stream errors", async () => {
     const host = await boot(`
       export default () => new Response(new ReadableStream({ pull(c) { c.error(new Error("disk on fire")); } }));`);
