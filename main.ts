@@ -30,7 +30,7 @@ import {
   housekeepingJobs,
   intelligenceJobs,
 } from "./engines/index.ts";
-import { createFunctionHost, functionJobs } from "./runtime/index.ts";
+import { createFunctionHost, createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
 import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
@@ -42,7 +42,10 @@ export type Role = "all" | "api" | "worker";
 
 export interface ServerOptions {
   config: Config;
-  /** `api` serves /v1; `worker` runs the scheduler and the webhook worker (and health probes); `all` does both. */
+  /**
+   * `api` serves /v1; `worker` runs the scheduler, the webhook worker and the function run
+   * worker (and health probes); `all` does both.
+   */
   role?: Role;
   log: Logger;
   clock?: Clock;
@@ -145,13 +148,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       adminToken: embedded ? dataDir.adminToken() : undefined,
       ready: async () => (await pendingMigrations(store)).length === 0,
     };
-    const api = role === "worker" ? { app: createHealthApp(deps) } : createApi(deps);
-
-    const server = await listen(api, config.host, config.port);
+    // The worker role serves only health probes, but its trigger runs need the whole API in-process.
+    const api = createApi(deps);
+    const server = await listen(
+      role === "worker" ? { app: createHealthApp(deps) } : api,
+      config.host,
+      config.port,
+    );
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
     releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
+    if (role !== "api") {
+      const runs = createFunctionRunWorker({
+        store,
+        clock,
+        log,
+        invoker: api.invoker,
+        config: config.functions,
+        origin: url,
+      });
+      runs.start();
+      // Disposed first: runs in flight finish and are recorded while isolates and the store remain.
+      releasers.add("function run worker", () => runs.dispose());
+    }
     if (embedded) {
       dataDir.markRunning(url);
       releasers.add("server note", () => dataDir.clearRunning());

@@ -32,7 +32,7 @@ import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 import { documentFunctions, hasApiKey, isInvokePath, mountFunctions } from "./routes/functions.ts";
-import { FUNCTION_EVENT_TYPES } from "../runtime/index.ts";
+import { FUNCTION_EVENT_TYPES, type FunctionInvoker } from "../runtime/index.ts";
 import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /** The API role's HTTP face: the app, and the invocation data plane in front of it. */
@@ -43,6 +43,8 @@ export interface Api {
    * whether it took the request; the rest (and all in-process calls) go to the app.
    */
   dataPlane: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Runs the organization's functions: what the worker role's trigger runs go through. */
+  invoker: FunctionInvoker;
 }
 
 /** The HTTP application alone (tests and in-process callers); see `createApi`. */
@@ -110,7 +112,12 @@ export function createApi(deps: ApiDeps): Api {
   });
   app.route("/v1/engines", engineStateRoutes(engineState));
   documentEngineState(app.openAPIRegistry);
-  const invoker = mountFunctions(app, deps, engineState);
+  const invoker = mountFunctions(
+    app,
+    deps,
+    engineState,
+    catalog.map((entry) => entry.type),
+  );
   documentFunctions(app.openAPIRegistry);
   // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
   app.route(
@@ -145,7 +152,7 @@ export function createApi(deps: ApiDeps): Api {
     return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
   });
   app.onError((error, c) => renderError(error, c, deps));
-  return { app, dataPlane: createDataPlane({ ...deps, authenticate: authenticator, invoker }) };
+  return { app, invoker, dataPlane: createDataPlane({ ...deps, authenticate: authenticator, invoker }) };
 }
 
 /** The worker role's HTTP face: health probes and metrics only. */

@@ -16,6 +16,11 @@ export interface FunctionsFlags {
   header?: string[] | undefined;
   "request-id"?: string | undefined;
   level?: string | undefined;
+  event?: string[] | undefined;
+  cron?: string[] | undefined;
+  timezone?: string | undefined;
+  "no-triggers"?: boolean | undefined;
+  status?: string | undefined;
 }
 
 /** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
@@ -34,7 +39,12 @@ export async function functionsCommand(
   };
   switch (sub) {
     case "deploy": {
-      if (!target) return need("deploy DIR [--name N] [--entrypoint FILE] [--public]");
+      if (!target) {
+        return need(
+          'deploy DIR [--name N] [--entrypoint FILE] [--public] [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]',
+        );
+      }
+      const triggers = triggersOf(flags);
       const dir = resolve(target);
       const files = await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
       const body = {
@@ -42,6 +52,7 @@ export async function functionsCommand(
         files,
         ...(flags.entrypoint ? { entrypoint: flags.entrypoint } : {}),
         ...(flags.public ? { auth: "public" } : {}),
+        ...(triggers ? { triggers } : {}),
       };
       const answer = await client.json("POST", "/v1/functions", body);
       if (answer.status === 201) {
@@ -92,6 +103,35 @@ export async function functionsCommand(
       }
       return 0;
     }
+    case "runs": {
+      if (target === "retry" && rest[0] && rest[1]) {
+        const path = `/v1/functions/${encodeURIComponent(rest[0])}/runs/${encodeURIComponent(rest[1])}/retry`;
+        return report(await client.json("POST", path));
+      }
+      if (!target) return need("runs NAME [--status S] | runs retry NAME RUN_ID");
+      const query = new URLSearchParams({ per_page: "100" });
+      if (flags.status) query.set("status", flags.status);
+      const answer = await client.json("GET", `/v1/functions/${ref}/runs?${query.toString()}`);
+      if (answer.status !== 200) return report(answer);
+      const page = JSON.parse(answer.text) as {
+        data: Array<{
+          id: string;
+          created_at: string;
+          trigger: string;
+          event_type: string | null;
+          schedule: string | null;
+          status: string;
+          attempts: number;
+          last_error: string | null;
+        }>;
+      };
+      for (const run of page.data.reverse()) {
+        const cause = run.trigger === "event" ? run.event_type : `cron ${run.schedule}`;
+        const error = run.last_error ? ` ${run.last_error}` : "";
+        console.log(`${run.created_at} ${run.id} ${run.status.padEnd(9)} ×${run.attempts} ${cause}${error}`);
+      }
+      return 0;
+    }
     case "invoke": {
       if (!target) return need("invoke NAME [--path P] [--method M] [--data BODY] [--header 'K: V']");
       const headers: Record<string, string> = {};
@@ -126,8 +166,24 @@ export async function functionsCommand(
       return need("secrets list NAME | secrets set NAME KEY=VALUE... | secrets unset NAME KEY...");
     }
     default:
-      return need("deploy|list|get|delete|rollback|invoke|logs|secrets …");
+      return need("deploy|list|get|delete|rollback|invoke|logs|runs|secrets …");
   }
+}
+
+/** `--event`, `--cron`, `--timezone`, `--no-triggers` as a deploy's `triggers` (undefined: keep the serving ones). */
+function triggersOf(flags: FunctionsFlags): unknown[] | undefined {
+  if (flags["no-triggers"]) return [];
+  const events = (flags.event ?? [])
+    .flatMap((list) => list.split(","))
+    .map((type) => type.trim())
+    .filter(Boolean);
+  const crons = (flags.cron ?? []).map((schedule) => ({
+    type: "cron",
+    schedule,
+    ...(flags.timezone ? { timezone: flags.timezone } : {}),
+  }));
+  const triggers = [...(events.length > 0 ? [{ type: "event", events }] : []), ...crons];
+  return triggers.length > 0 ? triggers : undefined;
 }
 
 function report(answer: ApiAnswer): number {

@@ -17,11 +17,13 @@ const USAGE = `usage: tessera <command>
   seed --demo [--org ORG] [--size N]
 
   functions deploy DIR [--name N] [--entrypoint FILE] [--public]
+                   [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]
   functions list
   functions get|delete NAME
   functions rollback NAME [--version N]
   functions invoke NAME [--path /sub/path] [--method M] [--data BODY] [--header "K: V"]...
   functions logs NAME [--request-id ID] [--level error,warn]
+  functions runs NAME [--status failed] | functions runs retry NAME RUN_ID
   functions secrets list NAME
   functions secrets set NAME KEY=VALUE...
   functions secrets unset NAME KEY...
@@ -59,6 +61,11 @@ export async function runCli(
       header: { type: "string", multiple: true },
       "request-id": { type: "string" },
       level: { type: "string" },
+      event: { type: "string", multiple: true },
+      cron: { type: "string", multiple: true },
+      timezone: { type: "string" },
+      "no-triggers": { type: "boolean", default: false },
+      status: { type: "string" },
     },
   });
   const [command, sub, arg] = positionals;

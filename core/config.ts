@@ -96,6 +96,7 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MAX_ISOLATES: int(1_000, 1),
     TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
     TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
+    TESSERA_FUNCTION_RUN_CONCURRENCY: int(8, 1),
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
     TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
     TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
@@ -168,6 +169,8 @@ export interface FunctionConfig {
   readonly maxIsolates: number;
   readonly memoryBudgetMb: number;
   readonly idleTimeoutMs: number;
+  /** Trigger runs (events, cron) one worker process runs at once. */
+  readonly runConcurrency: number;
 }
 
 export interface FunctionLimits {
@@ -234,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxIsolates: e.TESSERA_FUNCTION_MAX_ISOLATES,
       memoryBudgetMb: e.TESSERA_FUNCTION_MEMORY_BUDGET_MB,
       idleTimeoutMs: e.TESSERA_FUNCTION_IDLE_TIMEOUT_MS,
+      runConcurrency: e.TESSERA_FUNCTION_RUN_CONCURRENCY,
     }),
   });
 }

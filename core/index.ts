@@ -8,3 +8,4 @@ export * from "./random.ts";
 export * from "./secret-box.ts";
 export * from "./disposable.ts";
 export * from "./cron.ts";
+export * from "./work-loop.ts";

@@ -1,5 +1,5 @@
 import type { EventType } from "../engines/index.ts";
-import { FunctionSchema } from "./function-schemas.ts";
+import { FunctionRunSchema, FunctionSchema } from "./function-schemas.ts";
 
 /** The event kinds functions record (GET /v1/event_types lists them with the rest). */
 export const FUNCTION_EVENT_TYPES: EventType[] = [
@@ -13,5 +13,11 @@ export const FUNCTION_EVENT_TYPES: EventType[] = [
     type: "function.deleted",
     description: "A function was deleted with its deployments, secrets and logs; the function as it was.",
     object: FunctionSchema,
+  },
+  {
+    type: "function.run_failed",
+    description:
+      "A trigger run (event or cron) failed for good: its last attempt faulted or answered non-2xx, with no attempt left.",
+    object: FunctionRunSchema,
   },
 ];

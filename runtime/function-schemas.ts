@@ -27,6 +27,34 @@ export const FunctionLimitsSchema = z
   })
   .meta({ id: "FunctionLimits" });
 
+export const MAX_TRIGGERS = 10;
+
+/** An event subscription: every event of these kinds (or families, `invoice.*`) runs the function. */
+export const EventTriggerSchema = z
+  .object({
+    type: z.literal("event"),
+    events: z
+      .array(z.string().min(1).max(100))
+      .min(1)
+      .max(50)
+      .meta({ description: "Event kinds (GET /v1/event_types) or families like invoice.*" }),
+  })
+  .strict()
+  .meta({ id: "FunctionEventTrigger" });
+
+/** A cron schedule: five fields, minute resolution, in `timezone` (UTC by default). */
+export const CronTriggerSchema = z
+  .object({
+    type: z.literal("cron"),
+    schedule: z.string().min(1).max(100).meta({ example: "0 8 * * mon-fri" }),
+    timezone: z.string().min(1).max(64).optional().meta({ description: "IANA name; default UTC" }),
+  })
+  .strict()
+  .meta({ id: "FunctionCronTrigger" });
+
+export const TriggerSchema = z.discriminatedUnion("type", [EventTriggerSchema, CronTriggerSchema]);
+export type Trigger = z.infer<typeof TriggerSchema>;
+
 export const FunctionDeploySchema = z
   .object({
     name: FunctionNameSchema,
@@ -34,6 +62,11 @@ export const FunctionDeploySchema = z
     entrypoint: z.string().min(1).max(512).optional(),
     auth: z.enum(FUNCTION_AUTH).optional(),
     limits: FunctionLimitsSchema.partial().strict().optional(),
+    triggers: z
+      .array(TriggerSchema)
+      .max(MAX_TRIGGERS)
+      .optional()
+      .meta({ description: "Runs beyond HTTP (events, cron); left out, the serving deployment's are kept" }),
     metadata: MetadataSchema.optional(),
   })
   .strict()
@@ -50,6 +83,7 @@ export const FunctionSchema = z
     latest_version: z.number().int(),
     entrypoint: z.string(),
     limits: FunctionLimitsSchema,
+    triggers: z.array(TriggerSchema),
     bundle_bytes: z.number().int(),
     invoke_path: z
       .string()
@@ -72,6 +106,7 @@ export const DeploymentSchema = z
     entrypoint: z.string(),
     auth: z.enum(FUNCTION_AUTH),
     limits: FunctionLimitsSchema,
+    triggers: z.array(TriggerSchema),
     bundle_bytes: z.number().int(),
     sha256: z.string(),
     files: z.array(z.object({ path: z.string(), bytes: z.number().int() })),
@@ -120,3 +155,35 @@ export const FunctionLogSchema = z
   })
   .meta({ id: "FunctionLog" });
 export type FunctionLog = z.infer<typeof FunctionLogSchema>;
+
+export const RUN_TRIGGERS = ["event", "cron"] as const;
+export const RUN_STATUSES = ["pending", "running", "succeeded", "failed"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const FunctionRunSchema = z
+  .object({
+    id: z.string().meta({ example: "frun_9b1d…" }),
+    object: z.literal("function_run"),
+    function_id: z.string(),
+    trigger: z.enum(RUN_TRIGGERS),
+    event_id: z.string().nullable(),
+    event_type: z.string().nullable(),
+    schedule: z.string().nullable(),
+    scheduled_for: z.string().nullable().meta({ description: "A cron run: the minute it fell due" }),
+    status: z.enum(RUN_STATUSES),
+    attempts: z.number().int(),
+    max_attempts: z.number().int(),
+    next_attempt_at: z.string().nullable(),
+    version: z.number().int().nullable().meta({ description: "The deployment of the last attempt" }),
+    request_id: z
+      .string()
+      .nullable()
+      .meta({ description: "The last attempt's request id: GET …/logs?request_id= shows its console lines" }),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "FunctionRun" });
+export type FunctionRun = z.infer<typeof FunctionRunSchema>;

@@ -29,14 +29,20 @@ import {
   type FunctionLog,
   type FunctionLogLevel,
   type FunctionObject,
+  type FunctionRun,
   type SecretInfo,
+  type Trigger,
 } from "./function-schemas.ts";
+import { getRun, listRuns, retryRun } from "./function-runs.ts";
+import { checkTriggers, subscribe } from "./triggers.ts";
 
 export interface FunctionServiceOptions {
   store: Store;
   clock: Clock;
   box: SecretBox;
   config: FunctionConfig;
+  /** Every kind in the event catalog (GET /v1/event_types): what event triggers may name. */
+  eventTypes: readonly string[];
   /** Called after a change that makes warm isolates or cached lookups stale (deploy, rollback, delete, secrets). */
   onChange?: (orgId: string, functionId: string) => void;
 }
@@ -63,7 +69,8 @@ export const LOG_LIST = {
 } as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
 
 export interface FunctionService {
-  deploy(orgId: string, input: FunctionDeploy): Promise<FunctionObject>;
+  /** `deployedBy`: the API key deploying it, which its trigger runs act as. */
+  deploy(orgId: string, input: FunctionDeploy, deployedBy?: string): Promise<FunctionObject>;
   list(orgId: string, query: ListQuery): Promise<Page<FunctionObject>>;
   /** By name or by id (`fn_…`). */
   get(orgId: string, ref: string): Promise<FunctionObject>;
@@ -76,6 +83,10 @@ export interface FunctionService {
   setSecrets(orgId: string, ref: string, updates: Record<string, string | null>): Promise<SecretInfo[]>;
   deleteSecret(orgId: string, ref: string, name: string): Promise<void>;
   logs(orgId: string, ref: string, query: ListQuery): Promise<Page<FunctionLog>>;
+  runs(orgId: string, ref: string, query: ListQuery): Promise<Page<FunctionRun>>;
+  run(orgId: string, ref: string, runId: string): Promise<FunctionRun>;
+  /** Queues a failed run again, with a fresh set of attempts. */
+  retryRun(orgId: string, ref: string, runId: string): Promise<FunctionRun>;
 }
 
 /**
@@ -88,14 +99,15 @@ export function createFunctionService(options: FunctionServiceOptions): Function
   const changed = (orgId: string, functionId: string) => options.onChange?.(orgId, functionId);
 
   return {
-    async deploy(orgId, input) {
+    async deploy(orgId, input, deployedBy) {
+      if (input.triggers) checkTriggers(input.triggers, options.eventTypes);
       const compiled = await compileFunction(input.files, input.entrypoint, {
         maxBundleBytes: config.maxBundleBytes,
       });
       const deployed = await store.transaction(async (tx) => {
         const now = clock.now();
         const previous = await tx.query(
-          `SELECT f.*, d.auth, d.limits FROM functions f
+          `SELECT f.*, d.auth, d.limits, d.triggers FROM functions f
            JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
            WHERE f.org_id = $1 AND f.name = $2 FOR UPDATE OF f`,
           [orgId, input.name],
@@ -107,6 +119,7 @@ export function createFunctionService(options: FunctionServiceOptions): Function
           { ...((before?.limits as FunctionLimits | undefined) ?? config.defaultLimits), ...input.limits },
           config.maxLimits,
         );
+        const triggers = input.triggers ?? (before?.triggers as Trigger[] | undefined) ?? [];
         const metadata = mergeMetadata(before?.metadata ?? {}, input.metadata) ?? before?.metadata ?? {};
         const rows = await tx.query(
           `INSERT INTO functions (id, org_id, name, active_version, latest_version, metadata, created_at, updated_at)
@@ -123,8 +136,9 @@ export function createFunctionService(options: FunctionServiceOptions): Function
           .sort((a, b) => (a.path < b.path ? -1 : 1));
         await tx.query(
           `INSERT INTO function_deployments (id, org_id, function_id, version, entrypoint, auth, limits, code,
-             code_sha256, files, warnings, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10::jsonb, $11::jsonb, $12::timestamptz)`,
+             code_sha256, files, warnings, created_at, triggers, deployed_by)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10::jsonb, $11::jsonb, $12::timestamptz,
+             $13::jsonb, $14)`,
           [
             newId("fdep"),
             orgId,
@@ -138,8 +152,11 @@ export function createFunctionService(options: FunctionServiceOptions): Function
             files,
             compiled.warnings,
             now.toISOString(),
+            triggers,
+            deployedBy ?? null,
           ],
         );
+        await subscribe(tx, orgId, functionId, triggers);
         const object = await selectFunction(tx, orgId, functionId, false);
         const previousAttributes = before ? { version: before.active_version } : undefined;
         await recordEvents(tx, orgId, now, [
@@ -238,8 +255,8 @@ export function createFunctionService(options: FunctionServiceOptions): Function
             `Function '${current.name}' has no version before ${current.version}`,
           );
         }
-        const exists = await tx.query(
-          "SELECT 1 FROM function_deployments WHERE org_id = $1 AND function_id = $2 AND version = $3",
+        const exists = await tx.query<{ triggers: Trigger[] }>(
+          "SELECT triggers FROM function_deployments WHERE org_id = $1 AND function_id = $2 AND version = $3",
           [orgId, current.id, target],
         );
         if (exists.length === 0) {
@@ -251,6 +268,7 @@ export function createFunctionService(options: FunctionServiceOptions): Function
           "UPDATE functions SET active_version = $3, updated_at = $4::timestamptz WHERE org_id = $1 AND id = $2",
           [orgId, current.id, target, now.toISOString()],
         );
+        await subscribe(tx, orgId, current.id, exists[0]!.triggers);
         const object = await selectFunction(tx, orgId, current.id, false);
         if (target !== current.version) {
           await recordEvents(tx, orgId, now, [
@@ -345,6 +363,21 @@ export function createFunctionService(options: FunctionServiceOptions): Function
       ]);
       return page(rows.map(renderLog), counted[0]?.n ?? 0, query);
     },
+
+    async runs(orgId, ref, query) {
+      const fn = await selectFunction(store, orgId, ref, false);
+      return listRuns(store, orgId, fn.id, query);
+    },
+
+    async run(orgId, ref, runId) {
+      const fn = await selectFunction(store, orgId, ref, false);
+      return getRun(store, orgId, fn.id, runId);
+    },
+
+    async retryRun(orgId, ref, runId) {
+      const fn = await selectFunction(store, orgId, ref, false);
+      return retryRun(store, orgId, fn.id, runId, clock.now());
+    },
   };
 }
 
@@ -366,12 +399,12 @@ export function resolveLimits(asked: FunctionLimits, max: FunctionLimits): Funct
   return { memory_mb: asked.memory_mb, cpu_time_ms: asked.cpu_time_ms, wall_time_ms: asked.wall_time_ms };
 }
 
-const FUNCTION_SELECT = `SELECT f.*, d.entrypoint, d.auth, d.limits, octet_length(d.code) AS bundle_bytes,
+const FUNCTION_SELECT = `SELECT f.*, d.entrypoint, d.auth, d.limits, d.triggers, octet_length(d.code) AS bundle_bytes,
     d.created_at AS deployed_at
   FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version`;
 
 const DEPLOYMENT_COLUMNS =
-  "id, function_id, version, entrypoint, auth, limits, octet_length(code) AS bundle_bytes, code_sha256, files, warnings, created_at";
+  "id, function_id, version, entrypoint, auth, limits, triggers, octet_length(code) AS bundle_bytes, code_sha256, files, warnings, created_at";
 
 async function selectFunction(
   db: Queryable,
@@ -433,6 +466,7 @@ export function renderFunction(row: Row): FunctionObject {
     latest_version: row.latest_version as number,
     entrypoint: row.entrypoint as string,
     limits: row.limits as FunctionLimits,
+    triggers: row.triggers as Trigger[],
     bundle_bytes: Number(row.bundle_bytes),
     invoke_path: `/v1/functions/${auth === "public" ? id : (row.name as string)}/invoke`,
     deployed_at: rfc(row.deployed_at),
@@ -450,6 +484,7 @@ function renderDeployment(row: Row, activeVersion: number): Deployment {
     entrypoint: row.entrypoint as string,
     auth: row.auth as FunctionAuth,
     limits: row.limits as FunctionLimits,
+    triggers: row.triggers as Trigger[],
     bundle_bytes: Number(row.bundle_bytes),
     sha256: row.code_sha256 as string,
     files: row.files as Deployment["files"],

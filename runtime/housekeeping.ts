@@ -1,6 +1,8 @@
 import type { Config } from "../core/index.ts";
 import type { ScheduledJob } from "../engines/index.ts";
 import type { Queryable } from "../store/index.ts";
+import { purgeFunctionRuns } from "./function-runs.ts";
+import { queueCronRuns } from "./triggers.ts";
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -13,18 +15,29 @@ export async function purgeFunctionLogs(db: Queryable, before: Date): Promise<nu
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Functions' housekeeping: log lines are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS. */
+/**
+ * Functions' scheduled work: cron triggers queue their runs each minute; log lines and
+ * finished runs are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS.
+ */
 export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] {
   return [
     {
       name: "purge-function-logs",
       schedule: "37 * * * *",
       async run({ store, now, log }) {
-        const purged = await purgeFunctionLogs(
-          store,
-          new Date(now.getTime() - config.functions.logRetentionDays * DAY_MS),
-        );
+        const before = new Date(now.getTime() - config.functions.logRetentionDays * DAY_MS);
+        const purged = await purgeFunctionLogs(store, before);
         if (purged > 0) log.info("purged function logs", { purged });
+        const runs = await purgeFunctionRuns(store, before);
+        if (runs > 0) log.info("purged function runs", { purged: runs });
+      },
+    },
+    {
+      name: "function-crons",
+      schedule: "* * * * *",
+      async run({ store, now, log }) {
+        const queued = await queueCronRuns(store, now);
+        if (queued > 0) log.debug("queued cron runs", { queued });
       },
     },
   ];

@@ -6,6 +6,8 @@ export * from "./functions.ts";
 export * from "./invoke.ts";
 export * from "./outbound.ts";
 export * from "./function-events.ts";
+export * from "./triggers.ts";
+export * from "./function-runs.ts";
 
 export * from "./host.ts";
 export * from "./housekeeping.ts";

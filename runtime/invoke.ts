@@ -120,6 +120,16 @@ export function invocationDepthOf(request: Request): number {
   return platformDepth.get(request) ?? 0;
 }
 
+/**
+ * The caller of a `ctx.platform.fetch` that has no credential to forward (a trigger run acts
+ * as the key that deployed the function, whose secret is not kept): carried on the Request
+ * object itself, which only this process makes, so nothing a function sends can claim it.
+ */
+const platformPrincipal = new WeakMap<Request, KeyPrincipal>();
+export function invocationPrincipalOf(request: Request): KeyPrincipal | undefined {
+  return platformPrincipal.get(request);
+}
+
 const EngineSchema = z.enum(ENGINES);
 const KeySchema = z.string().min(1).max(512);
 const OPS = {
@@ -426,8 +436,8 @@ async function platformFetch(
     );
   }
   const headers = new Headers(outbound.headers);
-  if (!headers.has("authorization") && request.authorization)
-    headers.set("authorization", request.authorization);
+  const forward = !headers.has("authorization");
+  if (forward && request.authorization) headers.set("authorization", request.authorization);
   headers.set("x-request-id", `${request.requestId.slice(0, 100)}.${newId("sub").slice(4, 12)}`);
   const hasBody = outbound.body && outbound.method !== "GET" && outbound.method !== "HEAD";
   const apiRequest = new Request(url, {
@@ -436,6 +446,8 @@ async function platformFetch(
     ...(hasBody ? { body: outbound.body } : {}),
   });
   platformDepth.set(apiRequest, request.depth + 1);
+  if (forward && !request.authorization && request.principal)
+    platformPrincipal.set(apiRequest, request.principal);
   const response = await options.platformFetch(apiRequest);
   const body = new Uint8Array(await response.arrayBuffer());
   if (body.byteLength > maxBytes)

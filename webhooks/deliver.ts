@@ -1,4 +1,4 @@
-import type { Clock, Logger, SecretBox } from "../core/index.ts";
+import { withDeadline, type Clock, type Logger, type SecretBox } from "../core/index.ts";
 import { recordEvents, renderEvent } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
 import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
@@ -13,7 +13,6 @@ import {
 } from "./claim.ts";
 import { RetryPolicySchema } from "./endpoint-schemas.ts";
 import { renderWebhookEndpoint, signingSecrets } from "./endpoints.ts";
-import { withDeadline } from "./deadline.ts";
 import type { Sender, SendResult } from "./send.ts";
 import { signedHeaders } from "./signing.ts";
 

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError, type Clock, type Config, type Logger, type Plan } from "../../core/index.ts";
 import { hasScope, touchApiKey, type KeyPrincipal, type ScopeName } from "../../engines/index.ts";
+import { invocationPrincipalOf } from "../../runtime/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { KeyCache } from "../auth/key-cache.ts";
 import type { AppEnv } from "../env.ts";
@@ -24,8 +25,11 @@ export interface Authenticated {
   rateLimit: Record<string, string>;
 }
 
-/** Takes a request's `Authorization` header; throws the 401 or 429 problem. */
-export type Authenticator = (header: string | undefined) => Promise<Authenticated>;
+/**
+ * Takes a request's `Authorization` header, or with none the principal an in-process
+ * request carries (runtime's `invocationPrincipalOf`); throws the 401 or 429 problem.
+ */
+export type Authenticator = (header: string | undefined, carried?: KeyPrincipal) => Promise<Authenticated>;
 
 /**
  * Authenticates `Authorization: Bearer <key>` (RFC 6750) and counts the request against
@@ -44,7 +48,11 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
       deps.log.warn("api key touch failed", { error }),
     );
   };
-  return async (header) => {
+  return async (header, carried) => {
+    if (!header && carried) {
+      recordUse(carried.keyId);
+      return { principal: carried, rateLimit: await limitRate(deps, carried.keyId, carried.plan) };
+    }
     if (!header) {
       throw new AppError("unauthenticated", "Send your API key as Authorization: Bearer sk_live_…", {
         headers: { "WWW-Authenticate": CHALLENGE },
@@ -65,7 +73,10 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
 /** The app's authentication middleware: sets `principal` and the X-RateLimit-* headers. */
 export function authenticate(authenticator: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { principal, rateLimit } = await authenticator(c.req.header("authorization"));
+    const { principal, rateLimit } = await authenticator(
+      c.req.header("authorization"),
+      invocationPrincipalOf(c.req.raw),
+    );
     c.set("principal", principal);
     await next();
     for (const [name, value] of Object.entries(rateLimit)) c.res.headers.set(name, value);

@@ -14,8 +14,11 @@ import {
   createFunctionInvoker,
   createFunctionService,
   invocationDepthOf,
+  invocationPrincipalOf,
   type EngineStateAccess,
   LOG_LIST,
+  RUN_LIST,
+  FunctionRunSchema,
   RollbackSchema,
   SECRET_NAME,
   SecretSchema,
@@ -45,6 +48,7 @@ export function mountFunctions(
   app: Hono<AppEnv>,
   deps: ApiDeps,
   engineState: EngineStateAccess,
+  eventTypes: readonly string[],
 ): FunctionInvoker {
   const invoker = createFunctionInvoker({
     store: deps.store,
@@ -59,6 +63,7 @@ export function mountFunctions(
     platformFetch: (request) => Promise.resolve(app.fetch(request)),
   });
   const functions = createFunctionService({
+    eventTypes,
     store: deps.store,
     clock: deps.clock,
     box: deps.secretBox,
@@ -79,6 +84,13 @@ function refParam(c: Context<AppEnv>): string {
   return ref;
 }
 
+/** The `{run}` path parameter: a run id; anything else names no run (404). */
+function runParam(c: Context<AppEnv>): string {
+  const id = c.req.param("run") ?? "";
+  if (!/^frun_[0-9a-f]{32}$/.test(id)) throw new AppError("not_found", `No such run: '${id.slice(0, 100)}'`);
+  return id;
+}
+
 /** Whether a path is a function invocation (`/v1/functions/{id}/invoke` and below). */
 export function isInvokePath(path: string): boolean {
   return /^\/v1\/functions\/[^/]+\/invoke(?:\/|$)/.test(path);
@@ -89,9 +101,12 @@ export function isApiKeyHeader(header: string | undefined): boolean {
   return /^Bearer\s+sk_/i.test(header ?? "");
 }
 
-/** Whether the request carries a Tessera API key (the invoke route authenticates only those). */
+/**
+ * Whether the request carries a Tessera API key, or in-process the caller a trigger run acts
+ * as (the invoke route authenticates only those; any other is an anonymous call).
+ */
 export function hasApiKey(c: Context): boolean {
-  return isApiKeyHeader(c.req.header("authorization"));
+  return isApiKeyHeader(c.req.header("authorization")) || invocationPrincipalOf(c.req.raw) !== undefined;
 }
 
 /**
@@ -246,7 +261,8 @@ export function functionRoutes(functions: FunctionService): Hono<AppEnv> {
     return c.json(await functions.list(org(c), query));
   });
   app.post("/", async (c) => {
-    const deployed = await functions.deploy(org(c), parseBody(c, FunctionDeploySchema));
+    const input = parseBody(c, FunctionDeploySchema);
+    const deployed = await functions.deploy(org(c), input, c.get("principal").keyId);
     c.header("Location", `${PATH}/${deployed.name}`);
     return c.json(deployed, 201);
   });
@@ -285,6 +301,14 @@ export function functionRoutes(functions: FunctionService): Hono<AppEnv> {
     const query = parseListQuery(new URL(c.req.url).searchParams, LOG_LIST);
     return c.json(await functions.logs(org(c), refParam(c), query));
   });
+  app.get("/:id/runs", async (c) => {
+    const query = parseListQuery(new URL(c.req.url).searchParams, RUN_LIST);
+    return c.json(await functions.runs(org(c), refParam(c), query));
+  });
+  app.get("/:id/runs/:run", async (c) => c.json(await functions.run(org(c), refParam(c), runParam(c))));
+  app.post("/:id/runs/:run/retry", async (c) =>
+    c.json(await functions.retryRun(org(c), refParam(c), runParam(c))),
+  );
   return app;
 }
 
@@ -339,6 +363,12 @@ export function documentFunctions(registry: Registry): void {
       "console.* lines of the function's invocations, newest first (filters: level, request_id)",
       { 200: json(listOf(FunctionLogSchema), "A page of log lines") },
     ],
+    [
+      "get",
+      "/{id}/runs",
+      "Runs of the function's event and cron triggers, newest first (filters: status, trigger)",
+      { 200: json(listOf(FunctionRunSchema), "A page of runs") },
+    ],
   ] as const;
   for (const [method, path, summary, responses] of routes) {
     registry.registerPath({
@@ -361,6 +391,25 @@ export function documentFunctions(registry: Registry): void {
       params: Ref.extend({ version: z.string().meta({ param: { name: "version", in: "path" } }) }),
     },
     responses: { 200: json(DeploymentSchema, "The deployment"), ...COMMON_ERRORS, ...NOT_FOUND },
+  });
+  const RunRef = Ref.extend({ run: z.string().meta({ param: { name: "run", in: "path" } }) });
+  registry.registerPath({
+    method: "get",
+    path: `${PATH}/{id}/runs/{run}`,
+    summary: "Retrieve one trigger run",
+    tags,
+    security,
+    request: { params: RunRef },
+    responses: { 200: json(FunctionRunSchema, "The run"), ...COMMON_ERRORS, ...NOT_FOUND },
+  });
+  registry.registerPath({
+    method: "post",
+    path: `${PATH}/{id}/runs/{run}/retry`,
+    summary: "Queue a failed run again, with all its attempts (409 unless it failed)",
+    tags,
+    security,
+    request: { params: RunRef },
+    responses: { 200: json(FunctionRunSchema, "The run, pending"), ...WRITE_ERRORS, ...NOT_FOUND },
   });
   registry.registerPath({
     method: "post",

@@ -196,9 +196,23 @@ export function looksLikeApiKey(value: string): boolean {
  * Finds the live key whose secret hashes to `secretHash`. The lookup is by the
  * hash (an index probe), so the secret is never compared byte by byte in SQL.
  */
-export async function findPrincipalByHash(
+export function findPrincipalByHash(db: Queryable, secretHash: string): Promise<KeyPrincipal | undefined> {
+  return findPrincipal(db, "k.secret_hash = $1", [secretHash]);
+}
+
+/** The principal of an unrevoked key by its id (a function's trigger runs act as the key that deployed it). */
+export function findPrincipalByKeyId(
   db: Queryable,
-  secretHash: string,
+  orgId: string,
+  keyId: string,
+): Promise<KeyPrincipal | undefined> {
+  return findPrincipal(db, "k.org_id = $1 AND k.id = $2", [orgId, keyId]);
+}
+
+async function findPrincipal(
+  db: Queryable,
+  condition: string,
+  params: unknown[],
 ): Promise<KeyPrincipal | undefined> {
   const rows = await db.query<{
     id: string;
@@ -210,8 +224,8 @@ export async function findPrincipalByHash(
   }>(
     `SELECT k.id, k.org_id, o.name, o.plan, k.scopes, k.kind
      FROM api_keys k JOIN organizations o ON o.id = k.org_id
-     WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
-    [secretHash],
+     WHERE ${condition} AND k.revoked_at IS NULL`,
+    params,
   );
   const row = rows[0];
   if (!row) return undefined;

@@ -148,6 +148,41 @@ export default {
     expect(keyless.stderr).toContain("no API key");
   });
 
+  it("deploys triggers from flags and lists the runs they make", async () => {
+    const dir = fnDir("watcher", { "index.ts": `export default () => new Response(null, { status: 204 });` });
+    const deployed = await cli(
+      "deploy",
+      dir,
+      "--event",
+      "contact.created,contact.updated",
+      "--cron",
+      "0 8 * * *",
+    );
+    expect(deployed.code).toBe(0);
+    const fn = json((await cli("get", "watcher")).stdout);
+    expect(fn.triggers).toEqual([
+      { type: "event", events: ["contact.created", "contact.updated"] },
+      { type: "cron", schedule: "0 8 * * *" },
+    ]);
+    const key = env.TESSERA_API_KEY!;
+    await fetch(`${server.url}/v1/contacts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Dorothy Vaughan" }),
+    });
+    let listed = "";
+    for (let i = 0; i < 50 && !/succeeded/.test(listed); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = (await cli("runs", "watcher")).stdout;
+    }
+    expect(listed).toMatch(/frun_[0-9a-f]{32} succeeded ×1 contact\.created/);
+    expect((await cli("deploy", dir, "--no-triggers")).code).toBe(0);
+    expect(json((await cli("get", "watcher")).stdout).triggers).toEqual([]);
+    const bad = await cli("deploy", dir, "--cron", "0 8 * *");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("triggers[0].schedule");
+  });
+
   it("deletes a function; getting or invoking it afterwards is a 404 (exit 1)", async () => {
     expect((await cli("delete", "hello")).code).toBe(0);
     const gone = await cli("get", "hello");

@@ -109,6 +109,40 @@ describe("tessera serve on the embedded store", () => {
     );
   });
 
+  it("runs a function's event trigger in the background: a new contact reaches it", async () => {
+    const source = `export default async (req, ctx) => {
+      const event = await req.json();
+      await ctx.engines.growth.set("last-contact", event.data.object.id);
+      return new Response(null, { status: 204 });
+    };`;
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const deployed = await post("/v1/functions", {
+      name: "on-contact",
+      files: { "index.js": source },
+      triggers: [{ type: "event", events: ["contact.created"] }],
+    });
+    expect(deployed.status).toBe(201);
+    const contact = (await (await post("/v1/contacts", { name: "Katherine Johnson" })).json()) as {
+      id: string;
+    };
+    let seen: unknown;
+    for (let i = 0; i < 100 && seen !== contact.id; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const state = await get("/v1/engines/growth/state/last-contact");
+      if (state.status === 200) seen = ((await state.json()) as { value: unknown }).value;
+    }
+    expect(seen).toBe(contact.id);
+    const runs = (await (await get("/v1/functions/on-contact/runs")).json()) as {
+      data: Array<{ status: string }>;
+    };
+    expect(runs.data.map((run) => run.status)).toEqual(["succeeded"]);
+  });
+
   it("serves the seed's example after `seed --demo` runs through the running server", async () => {
     const seeded = await runCli(["seed", "--demo"], env);
     expect(seeded.code).toBe(0);

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApi, type createApp } from "../../api/app.ts";
+import { createApi, type Api, type createApp } from "../../api/app.ts";
 import { listen } from "../../api/listen.ts";
 import { createKeyCache } from "../../api/auth/key-cache.ts";
 import { createMetrics } from "../../api/metrics.ts";
@@ -35,6 +35,8 @@ export interface TestApp {
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** The response itself (to read a stream), through the same transport as `request`. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Runs the organization's functions (what a function run worker is given). */
+  invoker: Api["invoker"];
   /** Disposes the function isolates and the HTTP server, if any (tests that invoke functions call it in afterAll). */
   dispose(): Promise<void>;
 }
@@ -152,5 +154,5 @@ export function createTestApp(
     }
     await functionHost.dispose();
   };
-  return { app, store, clock, config, newOrg, request, fetch: send, dispose };
+  return { app, invoker: api.invoker, store, clock, config, newOrg, request, fetch: send, dispose };
 }

@@ -1,0 +1,135 @@
+import cron from "node-cron";
+import { AppError, cronProblem, type FieldError } from "../core/index.ts";
+import type { Queryable } from "../store/index.ts";
+import type { Trigger } from "./function-schemas.ts";
+
+/**
+ * Triggers beyond HTTP (DESIGN.md, "Edge functions"): event subscriptions and cron
+ * schedules of a deployment. The serving deployment's triggers are kept on its function
+ * row (`event_types`, `crons`): the events table's fan-out trigger queues one run per
+ * subscribed function in the event's own transaction, and the `function-crons` job queues
+ * one per due schedule each minute. The run worker (runtime/function-runs.ts) runs them.
+ */
+
+/** Wakes run workers at commit (sent by the fan-out trigger and the cron job). */
+export const RUNS_CHANNEL = "tessera_function_runs";
+/** Event runs are retried (10 s, 1 min, 10 min, 1 h); a cron run is not: the next tick comes. */
+export const EVENT_RUN_ATTEMPTS = 5;
+export const CRON_RUN_ATTEMPTS = 1;
+
+/** 422 naming every trigger that names an unknown event kind, a bad schedule or timezone. */
+export function checkTriggers(triggers: readonly Trigger[], eventTypes: readonly string[]): void {
+  const known = new Set(eventTypes);
+  const families = new Set(eventTypes.map((type) => `${type.split(".")[0]}.*`));
+  const errors: FieldError[] = [];
+  for (const [index, trigger] of triggers.entries()) {
+    const param = `triggers[${index}]`;
+    if (trigger.type === "event") {
+      for (const [i, type] of trigger.events.entries()) {
+        if (known.has(type) || families.has(type)) continue;
+        const message = `unknown event type '${type}'; see GET /v1/event_types`;
+        errors.push({ param: `${param}.events[${i}]`, code: "unknown_event_type", message });
+      }
+      continue;
+    }
+    const fields = trigger.schedule.trim().split(/\s+/).length;
+    const problem =
+      cronProblem(trigger.schedule) ??
+      (fields === 6 ? "use 5 fields: function schedules run at most once a minute" : undefined);
+    if (problem) errors.push({ param: `${param}.schedule`, code: "invalid_schedule", message: problem });
+    if (trigger.timezone !== undefined && !isTimeZone(trigger.timezone)) {
+      const message = `unknown time zone '${trigger.timezone}' (an IANA name such as Europe/Berlin)`;
+      errors.push({ param: `${param}.timezone`, code: "invalid_timezone", message });
+    }
+  }
+  if (errors.length > 0) {
+    throw new AppError("validation_failed", `${errors[0]!.param}: ${errors[0]!.message}`, { errors });
+  }
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface CronEntry {
+  schedule: string;
+  timezone: string;
+}
+
+/** Points the function's fan-out columns at `triggers` (those of the deployment it now serves). */
+export async function subscribe(
+  tx: Queryable,
+  orgId: string,
+  functionId: string,
+  triggers: readonly Trigger[],
+): Promise<void> {
+  const events = [...new Set(triggers.flatMap((t) => (t.type === "event" ? t.events : [])))];
+  const crons: CronEntry[] = triggers.flatMap((t) =>
+    t.type === "cron" ? [{ schedule: t.schedule.trim(), timezone: t.timezone ?? "UTC" }] : [],
+  );
+  await tx.query(
+    "UPDATE functions SET event_types = $3::text[], crons = $4::jsonb WHERE org_id = $1 AND id = $2",
+    [orgId, functionId, events.length > 0 ? events : null, crons.length > 0 ? crons : null],
+  );
+}
+
+/** Whether `schedule` (in `timezone`) falls due in the minute starting at `minute`, as node-cron reads it. */
+export function cronMatches(schedule: string, timezone: string, minute: Date): boolean {
+  // A task that is never started: node-cron's own matcher, with its time-zone handling.
+  const task = cron.createTask(schedule, () => undefined, { timezone });
+  try {
+    return task.match(minute);
+  } finally {
+    void task.destroy();
+  }
+}
+
+/**
+ * Queues a run for every cron schedule due in the minute of `now`; returns how many.
+ * The scheduler runs this once per minute on one node; the unique (function, schedule,
+ * minute) makes a repeat harmless anyway.
+ */
+export async function queueCronRuns(db: Queryable, now: Date): Promise<number> {
+  const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  const functions = await db.query<{ id: string; org_id: string; crons: CronEntry[] }>(
+    "SELECT id, org_id, crons FROM functions WHERE crons IS NOT NULL",
+  );
+  const due = functions.flatMap((fn) =>
+    fn.crons
+      .filter((entry) => safeMatch(entry, minute))
+      .map((entry) => ({ orgId: fn.org_id, functionId: fn.id, schedule: entry.schedule })),
+  );
+  if (due.length === 0) return 0;
+  const queued = await db.query(
+    `INSERT INTO function_runs (id, org_id, function_id, trigger, schedule, scheduled_for, max_attempts,
+       next_attempt_at, created_at, updated_at)
+     SELECT 'frun_' || replace(gen_random_uuid()::text, '-', ''), org_id, function_id, 'cron', schedule,
+       $1::timestamptz, $2, $1::timestamptz, $1::timestamptz, $1::timestamptz
+     FROM unnest($3::text[], $4::text[], $5::text[]) AS due (org_id, function_id, schedule)
+     ON CONFLICT DO NOTHING
+     RETURNING 1`,
+    [
+      minute.toISOString(),
+      CRON_RUN_ATTEMPTS,
+      due.map((d) => d.orgId),
+      due.map((d) => d.functionId),
+      due.map((d) => d.schedule),
+    ],
+  );
+  if (queued.length > 0) await db.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
+  return queued.length;
+}
+
+/** A schedule checked at deploy never throws here; one that does (a node-cron upgrade) is skipped, not fatal. */
+function safeMatch(entry: CronEntry, minute: Date): boolean {
+  try {
+    return cronMatches(entry.schedule, entry.timezone, minute);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,388 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../core/index.ts";
+import {
+  createFunctionRunWorker,
+  cronMatches,
+  functionJobs,
+  queueCronRuns,
+  type FunctionRunWorker,
+} from "../../runtime/index.ts";
+import type { Store } from "../../store/index.ts";
+import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { storeKinds } from "../helpers/stores.ts";
+
+/**
+ * Triggers beyond HTTP: event subscriptions and cron schedules queue runs in the store;
+ * the run worker runs each as a POST to the function, acting as the key that deployed it.
+ */
+
+/** Records what each run saw in engine state, under the run id; answers with `?status`'s code. */
+const RECORDER = `
+export default {
+  async fetch(req, env, ctx) {
+    const body = await req.json();
+    const me = await ctx.platform.fetch("/v1/me");
+    await ctx.engines.sync.set(req.headers.get("tessera-run-id"), {
+      method: req.method,
+      url: req.url,
+      trigger: req.headers.get("tessera-trigger"),
+      event_id: req.headers.get("tessera-event-id"),
+      attempt: req.headers.get("tessera-attempt"),
+      body,
+      user: ctx.user && { key_id: ctx.user.key_id, organization_id: ctx.user.organization_id },
+      me: me.status,
+    });
+    console.log("ran", req.headers.get("tessera-trigger"));
+    return new Response(null, { status: Number(env.ANSWER ?? 200) });
+  },
+};`;
+
+describe.each(storeKinds())("function triggers on $name", (kind) => {
+  let store: Store;
+  let t: TestApp;
+  let org: TestOrg;
+  let worker: FunctionRunWorker;
+  const ORIGIN = "http://tessera.test:8080";
+
+  beforeAll(async () => {
+    store = await kind.open();
+    t = createTestApp(store);
+    // Only this suite makes runs; one a killed earlier run left in a shared database would be claimed here.
+    await store.query("DELETE FROM function_runs");
+    worker = createFunctionRunWorker({
+      store,
+      clock: t.clock,
+      log: silentLogger,
+      invoker: t.invoker,
+      config: t.config.functions,
+      origin: ORIGIN,
+      random: () => 0.5,
+    });
+  });
+  // Each test has an organization of its own; its functions go (with their runs) after it.
+  beforeEach(async () => {
+    t.clock.set("2026-01-15T10:00:00Z");
+    org = await t.newOrg();
+  });
+  afterEach(async () => {
+    await store.query("DELETE FROM functions WHERE org_id = $1", [org.id]);
+  });
+  afterAll(async () => {
+    await worker.dispose();
+    await t.dispose();
+    await store.dispose();
+  });
+
+  const deploy = (name: string, body: Record<string, unknown>, key = org.key) =>
+    t.request("POST", "/v1/functions", { key, body: { name, files: { "index.ts": RECORDER }, ...body } });
+  const runsOf = async (name: string, query = "", key = org.key) =>
+    (await t.request("GET", `/v1/functions/${name}/runs${query}`, { key })).body.data as Array<
+      Record<string, unknown>
+    >;
+  const seen = async (runId: string, key = org.key) =>
+    (await t.request("GET", `/v1/engines/sync/state/${runId}`, { key })).body?.value;
+  const newContact = (key = org.key) =>
+    t.request("POST", "/v1/contacts", { key, body: { name: `Ada ${Math.random()}` } });
+  const eventsOf = (orgId: string, type: string) =>
+    store.query<{ data: { object: Record<string, unknown> } }>(
+      "SELECT data FROM events WHERE org_id = $1 AND type = $2 ORDER BY seq",
+      [orgId, type],
+    );
+
+  it("checks triggers at deploy: unknown event kinds, bad schedules and time zones are 422 naming each", async () => {
+    const bad = await deploy("bad-triggers", {
+      triggers: [
+        { type: "event", events: ["contact.created", "contact.exploded"] },
+        { type: "cron", schedule: "0 25 * * *" },
+        { type: "cron", schedule: "*/10 * * * * *" },
+        { type: "cron", schedule: "0 9 * * *", timezone: "Mars/Olympus" },
+      ],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { param: string; code: string }) => [e.param, e.code])).toEqual([
+      ["triggers[0].events[1]", "unknown_event_type"],
+      ["triggers[1].schedule", "invalid_schedule"],
+      ["triggers[2].schedule", "invalid_schedule"],
+      ["triggers[3].timezone", "invalid_timezone"],
+    ]);
+    const shape = await deploy("bad-triggers", { triggers: [{ type: "webhook", url: "x" }] });
+    expect(shape.status).toBe(422);
+    const none = await t.request("GET", "/v1/functions/bad-triggers", { key: org.key });
+    expect(none.status).toBe(404);
+  });
+
+  it("keeps a deployment's triggers on redeploy unless given, and [] removes them", async () => {
+    const triggers = [
+      { type: "event", events: ["invoice.*"] },
+      { type: "cron", schedule: "0 8 * * mon-fri", timezone: "Europe/Berlin" },
+    ];
+    const first = await deploy("keeper", { triggers });
+    expect(first.status).toBe(201);
+    expect(first.body.triggers).toEqual(triggers);
+    const second = await deploy("keeper", {});
+    expect(second.body).toMatchObject({ version: 2, triggers });
+    const deployment = await t.request("GET", "/v1/functions/keeper/deployments/2", { key: org.key });
+    expect(deployment.body.triggers).toEqual(triggers);
+    const third = await deploy("keeper", { triggers: [] });
+    expect(third.body.triggers).toEqual([]);
+    const columns = await store.query("SELECT event_types, crons FROM functions WHERE id = $1", [
+      first.body.id,
+    ]);
+    expect(columns[0]).toEqual({ event_types: null, crons: null });
+  });
+
+  it("runs a subscribed function once per event, as a POST acting as the deploying key", async () => {
+    const fn = await deploy("on-contact", { triggers: [{ type: "event", events: ["contact.created"] }] });
+    expect(fn.status).toBe(201);
+    const contact = await newContact();
+    const [queued] = await runsOf("on-contact");
+    expect(queued).toMatchObject({
+      object: "function_run",
+      function_id: fn.body.id,
+      trigger: "event",
+      event_type: "contact.created",
+      status: "pending",
+      attempts: 0,
+      max_attempts: 5,
+    });
+    expect(await worker.runOnce()).toBe(1);
+    const [run] = await runsOf("on-contact");
+    expect(run).toMatchObject({
+      id: queued!.id,
+      status: "succeeded",
+      attempts: 1,
+      version: 1,
+      last_status_code: 200,
+    });
+    expect(run!.request_id).toMatch(/^req_/);
+    const saw = await seen(run!.id as string);
+    expect(saw).toMatchObject({
+      method: "POST",
+      url: `${ORIGIN}/v1/functions/on-contact/invoke`,
+      trigger: "event",
+      event_id: run!.event_id,
+      attempt: "1",
+      body: {
+        object: "event",
+        id: run!.event_id,
+        type: "contact.created",
+        data: { object: { id: contact.body.id } },
+      },
+      user: { key_id: org.keyId, organization_id: org.id },
+      me: 200,
+    });
+    const logs = await t.request(
+      "GET",
+      `/v1/functions/on-contact/logs?request_id=${String(run!.request_id)}`,
+      {
+        key: org.key,
+      },
+    );
+    expect(logs.body.data.map((line: { message: string }) => line.message)).toEqual(["ran event"]);
+    // Nothing more is due.
+    expect(await worker.runOnce()).toBe(0);
+  });
+
+  it("queues nothing for another organization's events, nor for a kind not subscribed", async () => {
+    await deploy("tenant-a", { triggers: [{ type: "event", events: ["contact.created"] }] });
+    const other = await t.newOrg();
+    await newContact(other.key);
+    await t.request("POST", "/v1/invoices", {
+      key: org.key,
+      body: { client: "Acme", amount: "10.00", currency: "EUR", due_date: "2026-02-01" },
+    });
+    expect(await runsOf("tenant-a")).toEqual([]);
+    // The other organization cannot see this organization's function or its runs.
+    expect((await t.request("GET", "/v1/functions/tenant-a/runs", { key: other.key })).status).toBe(404);
+  });
+
+  it("retries a faulting event run with backoff, then fails it for good with function.run_failed", async () => {
+    await deploy("always-throws", {
+      files: { "index.ts": `export default () => { throw new Error("boom"); }` },
+      triggers: [{ type: "event", events: ["contact.*"] }],
+    });
+    await newContact();
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      expect(await worker.runOnce()).toBe(1);
+      const [run] = await runsOf("always-throws");
+      expect(run).toMatchObject({ attempts: attempt, last_status_code: null });
+      expect(run!.last_error).toMatch(/^function_failed/);
+      if (attempt < 5) {
+        expect(run!.status).toBe("pending");
+        const due = new Date(run!.next_attempt_at as string).getTime();
+        delays.push(due - t.clock.now().getTime());
+        expect(await worker.runOnce()).toBe(0);
+        t.clock.set(new Date(due));
+      } else {
+        expect(run).toMatchObject({ status: "failed", next_attempt_at: null });
+      }
+    }
+    expect(delays).toEqual([10_000, 60_000, 600_000, 3_600_000]);
+    const [failed] = await eventsOf(org.id, "function.run_failed");
+    expect(failed!.data.object).toMatchObject({ object: "function_run", status: "failed", attempts: 5 });
+
+    const [run] = await runsOf("always-throws");
+    const retried = await t.request("POST", `/v1/functions/always-throws/runs/${String(run!.id)}/retry`, {
+      key: org.key,
+    });
+    expect(retried.body).toMatchObject({ status: "pending", attempts: 0 });
+    const again = await t.request("POST", `/v1/functions/always-throws/runs/${String(run!.id)}/retry`, {
+      key: org.key,
+    });
+    expect(again.status).toBe(409);
+    expect(await worker.runOnce()).toBe(1);
+    expect((await runsOf("always-throws"))[0]).toMatchObject({ status: "pending", attempts: 1 });
+    await t.request("DELETE", "/v1/functions/always-throws", { key: org.key });
+  });
+
+  it("fails a run at once when the function answers 4xx, and retries 5xx", async () => {
+    await deploy("answers", { triggers: [{ type: "event", events: ["contact.updated"] }] });
+    await t.request("PUT", "/v1/functions/answers/secrets", { key: org.key, body: { ANSWER: "400" } });
+    const contact = await newContact();
+    await t.request("PATCH", `/v1/contacts/${contact.body.id}`, { key: org.key, body: { name: "Grace" } });
+    await worker.runOnce();
+    expect((await runsOf("answers"))[0]).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      last_status_code: 400,
+      last_error: "the function answered 400",
+    });
+    await t.request("PUT", "/v1/functions/answers/secrets", { key: org.key, body: { ANSWER: "503" } });
+    t.clock.set("2026-01-15T10:00:01Z");
+    await t.request("PATCH", `/v1/contacts/${contact.body.id}`, { key: org.key, body: { name: "Hopper" } });
+    await worker.runOnce();
+    expect((await runsOf("answers"))[0]).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      last_status_code: 503,
+    });
+  });
+
+  it("serves the subscriptions of the deployment it serves: rollback brings them back", async () => {
+    await deploy("switcher", { triggers: [{ type: "event", events: ["contact.created"] }] });
+    await deploy("switcher", { triggers: [] });
+    await newContact();
+    expect(await runsOf("switcher")).toEqual([]);
+    await t.request("POST", "/v1/functions/switcher/rollback", { key: org.key, body: {} });
+    await newContact();
+    expect(await runsOf("switcher")).toHaveLength(1);
+    await t.request("DELETE", "/v1/functions/switcher", { key: org.key });
+    expect(
+      await store.query(
+        "SELECT 1 FROM function_runs WHERE function_id IN (SELECT id FROM functions WHERE name = 'switcher')",
+      ),
+    ).toEqual([]);
+  });
+
+  it("queues one run per due cron schedule and minute, in the schedule's time zone", async () => {
+    const fn = await deploy("nightly", {
+      triggers: [
+        { type: "cron", schedule: "*/15 * * * *" },
+        { type: "cron", schedule: "0 9 * * *", timezone: "Europe/Berlin" },
+      ],
+    });
+    const [job] = functionJobs(t.config).filter((j) => j.name === "function-crons");
+    expect(job!.schedule).toBe("* * * * *");
+    const mine = async () =>
+      (
+        await store.query<{ schedule: string; scheduled_for: Date }>(
+          "SELECT schedule, scheduled_for FROM function_runs WHERE function_id = $1 ORDER BY scheduled_for, schedule",
+          [fn.body.id],
+        )
+      ).map((row) => `${row.schedule}@${row.scheduled_for.toISOString()}`);
+    await job!.run({ store, now: new Date("2026-01-15T08:00:20Z"), log: silentLogger });
+    await job!.run({ store, now: new Date("2026-01-15T08:01:00Z"), log: silentLogger });
+    // The same minute again (a second node, a repeat): no second run.
+    expect(await queueCronRuns(store, new Date("2026-01-15T08:00:40Z"))).toBe(0);
+    expect(await mine()).toEqual([
+      "*/15 * * * *@2026-01-15T08:00:00.000Z",
+      "0 9 * * *@2026-01-15T08:00:00.000Z",
+    ]);
+
+    t.clock.set("2026-01-15T08:00:30Z");
+    expect(await worker.runOnce()).toBe(2);
+    const runs = await runsOf("nightly", "?trigger=cron");
+    expect(runs.map((run) => run.status)).toEqual(["succeeded", "succeeded"]);
+    expect(runs[0]).toMatchObject({ max_attempts: 1, scheduled_for: "2026-01-15T08:00:00Z" });
+    const saw = await seen(runs[0]!.id as string);
+    expect(saw).toMatchObject({
+      trigger: "cron",
+      event_id: null,
+      body: { object: "cron_tick", scheduled_time: "2026-01-15T08:00:00Z" },
+    });
+    await t.request("DELETE", "/v1/functions/nightly", { key: org.key });
+  });
+
+  it("runs as nobody once the deploying key is revoked: ctx.user is null, platform.fetch is 401", async () => {
+    const deployer = await org.addKey({ kind: "full_access", name: "ci" });
+    await deploy("orphan", { triggers: [{ type: "event", events: ["contact.created"] }] }, deployer);
+    const keys = await t.request("GET", "/v1/api_keys?per_page=100", { key: org.key });
+    const ci = keys.body.data.find((key: { name: string }) => key.name === "ci");
+    expect((await t.request("POST", `/v1/api_keys/${ci.id}/revoke`, { key: org.key })).status).toBe(200);
+    await newContact();
+    await worker.runOnce();
+    const [run] = await runsOf("orphan");
+    expect(run!.status).toBe("succeeded");
+    expect(await seen(run!.id as string)).toMatchObject({ user: null, me: 401 });
+  });
+
+  it("does not run a function for the failure of its own run", async () => {
+    await deploy("self-loop", {
+      files: { "index.ts": `export default () => new Response("no", { status: 500 })` },
+      triggers: [
+        { type: "cron", schedule: "* * * * *" },
+        { type: "event", events: ["function.run_failed"] },
+      ],
+    });
+    t.clock.set("2026-01-15T12:00:05Z");
+    await queueCronRuns(store, t.clock.now());
+    expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
+    const runs = await runsOf("self-loop");
+    expect(runs.map((run) => [run.trigger, run.status])).toEqual([["cron", "failed"]]);
+    await t.request("DELETE", "/v1/functions/self-loop", { key: org.key });
+  });
+
+  it("takes back a run whose worker died once its lease passes, and fails it with no attempt left", async () => {
+    await deploy("lease", { triggers: [{ type: "cron", schedule: "* * * * *" }] });
+    t.clock.set("2026-01-15T13:00:00Z");
+    await queueCronRuns(store, t.clock.now());
+    // A worker claimed it and died: attempts counted, lease held.
+    await store.query(
+      `UPDATE function_runs SET status = 'running', attempts = 1, locked_by = 'dead', locked_until = $1::timestamptz
+       WHERE function_id = (SELECT id FROM functions WHERE org_id = $2 AND name = 'lease')`,
+      ["2026-01-15T13:05:00Z", org.id],
+    );
+    expect(await worker.runOnce()).toBe(0);
+    expect((await runsOf("lease"))[0]!.status).toBe("running");
+    t.clock.set("2026-01-15T13:05:01Z");
+    await worker.runOnce();
+    expect((await runsOf("lease"))[0]).toMatchObject({
+      status: "failed",
+      last_error: "the worker running it stopped before it finished",
+    });
+    await t.request("DELETE", "/v1/functions/lease", { key: org.key });
+  });
+
+  it("answers 404 for a run id of another function or a malformed one", async () => {
+    await deploy("lookup", {});
+    expect((await t.request("GET", "/v1/functions/lookup/runs/frun_nope", { key: org.key })).status).toBe(
+      404,
+    );
+    const id = `frun_${"0".repeat(32)}`;
+    const missing = await t.request("GET", `/v1/functions/lookup/runs/${id}`, { key: org.key });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe("not_found");
+  });
+});
+
+describe("cronMatches", () => {
+  it("reads schedules as node-cron does, in the given time zone", () => {
+    const at = (iso: string) => new Date(iso);
+    expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T08:05:00Z"))).toBe(true);
+    expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T08:06:00Z"))).toBe(false);
+    expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T07:05:00Z"))).toBe(false);
+    expect(cronMatches("*/5 9-17 * * mon-fri", "UTC", at("2026-11-28T09:05:00Z"))).toBe(false);
+    expect(cronMatches("0 0 1 * *", "UTC", at("2026-12-01T00:00:00Z"))).toBe(true);
+  });
+});
