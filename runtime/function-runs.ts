@@ -88,7 +88,18 @@ interface Outcome {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** No attempt can do better (the function or the event is gone): fail now. */
+  final?: boolean;
 }
+
+const gone = (what: string, version: number | null = null): Outcome => ({
+  version,
+  requestId: null,
+  statusCode: null,
+  error: `the ${what} is gone`,
+  durationMs: 0,
+  final: true,
+});
 
 export function createFunctionRunWorker(options: FunctionRunWorkerOptions): FunctionRunWorker {
   const { store, clock, invoker, config } = options;
@@ -103,14 +114,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     const requestId = `req_${randomBase62(20)}`;
     const elapsed = () => Math.round(performance.now() - started);
     const fn = await invoker.resolve(run.org_id, run.function_id);
-    if (!fn)
-      return {
-        version: null,
-        requestId: null,
-        statusCode: null,
-        error: "the function is gone",
-        durationMs: 0,
-      };
+    if (!fn) return gone("function");
     const deployer = await store.query<{ deployed_by: string | null }>(
       "SELECT deployed_by FROM function_deployments WHERE org_id = $1 AND function_id = $2 AND version = $3",
       [fn.orgId, fn.functionId, fn.version],
@@ -127,15 +131,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
             schedule: run.schedule,
             scheduled_time: rfcOrNull(run.scheduled_for),
           };
-    if (!payload) {
-      return {
-        version: fn.version,
-        requestId: null,
-        statusCode: null,
-        error: "the event is gone",
-        durationMs: 0,
-      };
-    }
+    if (!payload) return gone("event (purged by its retention)", fn.version);
     const headers: Array<[string, string]> = [
       ["content-type", "application/json"],
       ["user-agent", "Tessera-Triggers/1"],
@@ -286,7 +282,7 @@ async function record(
   const status = outcome.statusCode;
   const succeeded = status !== null && status >= 200 && status < 300;
   const retryable = !succeeded && (status === null || status === 429 || status >= 500);
-  const again = retryable && run.attempts < run.max_attempts && outcome.error !== "the function is gone";
+  const again = retryable && run.attempts < run.max_attempts && !outcome.final;
   const next: RunStatus = succeeded ? "succeeded" : again ? "pending" : "failed";
   const delay = RETRY_DELAYS_MS[Math.min(run.attempts, RETRY_DELAYS_MS.length) - 1]!;
   const nextAt = again ? new Date(now.getTime() + delay * (0.8 + 0.4 * random())) : null;

@@ -259,6 +259,19 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     });
   });
 
+  it("fails an event run at once when its event was purged meanwhile", async () => {
+    await deploy("late", { triggers: [{ type: "event", events: ["contact.created"] }] });
+    await newContact();
+    const [queued] = await runsOf("late");
+    await store.query("DELETE FROM events WHERE id = $1", [queued!.event_id]);
+    await worker.runOnce();
+    expect((await runsOf("late"))[0]).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      last_error: "the event (purged by its retention) is gone",
+    });
+  });
+
   it("serves the subscriptions of the deployment it serves: rollback brings them back", async () => {
     await deploy("switcher", { triggers: [{ type: "event", events: ["contact.created"] }] });
     await deploy("switcher", { triggers: [] });
