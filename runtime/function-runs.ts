@@ -17,6 +17,7 @@ import {
   rfc,
   rfcOrNull,
   SqlWhere,
+  type KeyPrincipal,
   type ListQuery,
   type Page,
   type ResourceDefinition,
@@ -109,18 +110,12 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
   const concurrency = options.concurrency ?? config.runConcurrency;
   const leaseMs = config.maxLimits.wall_time_ms + LEASE_MARGIN_MS;
 
-  const attempt = async (run: ClaimedRun, event: Row | undefined): Promise<Outcome> => {
+  const attempt = async (run: ClaimedRun, { event, principal }: RunContext): Promise<Outcome> => {
     const started = performance.now();
     const requestId = `req_${randomBase62(20)}`;
     const elapsed = () => Math.round(performance.now() - started);
     const fn = await invoker.resolve(run.org_id, run.function_id);
     if (!fn) return gone("function");
-    const deployer = await store.query<{ deployed_by: string | null }>(
-      "SELECT deployed_by FROM function_deployments WHERE org_id = $1 AND function_id = $2 AND version = $3",
-      [fn.orgId, fn.functionId, fn.version],
-    );
-    const keyId = deployer[0]?.deployed_by;
-    const principal = keyId ? await findPrincipalByKeyId(store, fn.orgId, keyId) : undefined;
     const payload =
       run.trigger === "event"
         ? event
@@ -167,8 +162,8 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     }
   };
 
-  const runOne = async (run: ClaimedRun, event: Row | undefined) => {
-    const outcome = await attempt(run, event).catch((error: unknown): Outcome => ({
+  const runOne = async (run: ClaimedRun, context: RunContext) => {
+    const outcome = await attempt(run, context).catch((error: unknown): Outcome => ({
       version: null,
       requestId: null,
       statusCode: null,
@@ -194,13 +189,12 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     now: () => clock.now(),
     async claim(limit) {
       const runs = await claimDueRuns(store, { now: clock.now(), limit, leaseMs, workerId });
-      const eventIds = runs.flatMap((run) => (run.event_id ? [run.event_id] : []));
-      const events =
-        eventIds.length > 0
-          ? await store.query("SELECT * FROM events WHERE id = ANY($1::text[])", [eventIds])
-          : [];
-      const byId = new Map(events.map((row) => [row.id as string, row]));
-      return runs.map((run) => () => runOne(run, run.event_id ? byId.get(run.event_id) : undefined));
+      if (runs.length === 0) return [];
+      const contexts = await withDeadline(
+        contextsOf(store, runs),
+        "reading function runs' events and callers",
+      );
+      return runs.map((run, index) => () => runOne(run, contexts[index]!));
     },
     async nextDue() {
       const [row] = await store.query<{ at: Date | null }>(
@@ -219,6 +213,44 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     runOnce: () => loop.runOnce(),
     dispose: () => loop.dispose(),
   };
+}
+
+/** What one run is given besides its row: its event, and the caller it acts as. */
+interface RunContext {
+  event: Row | undefined;
+  principal: KeyPrincipal | undefined;
+}
+
+/**
+ * The events of a claimed batch and the principals its runs act as (each function's
+ * serving deployment's `deployed_by`, while that key is not revoked), in a few queries.
+ */
+async function contextsOf(db: Queryable, runs: ClaimedRun[]): Promise<RunContext[]> {
+  const eventIds = runs.flatMap((run) => (run.event_id ? [run.event_id] : []));
+  const [events, deployers] = await Promise.all([
+    eventIds.length > 0 ? db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [eventIds]) : [],
+    db.query<{ id: string; org_id: string; deployed_by: string | null }>(
+      `SELECT f.id, f.org_id, d.deployed_by FROM functions f
+       JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
+       WHERE f.id = ANY($1::text[])`,
+      [[...new Set(runs.map((run) => run.function_id))]],
+    ),
+  ]);
+  const eventById = new Map(events.map((row) => [row.id as string, row]));
+  const principals = new Map<string, Promise<KeyPrincipal | undefined>>();
+  for (const { org_id: orgId, deployed_by: keyId } of deployers) {
+    if (keyId && !principals.has(keyId)) principals.set(keyId, findPrincipalByKeyId(db, orgId, keyId));
+  }
+  const keyOf = new Map(deployers.map((row) => [row.id, row.deployed_by]));
+  return Promise.all(
+    runs.map(async (run) => {
+      const keyId = keyOf.get(run.function_id);
+      return {
+        event: run.event_id ? eventById.get(run.event_id) : undefined,
+        principal: keyId ? await principals.get(keyId) : undefined,
+      };
+    }),
+  );
 }
 
 /** Reads a streamed answer to its end (the run is over when the function's body is). */
@@ -287,8 +319,8 @@ async function record(
   const delay = RETRY_DELAYS_MS[Math.min(run.attempts, RETRY_DELAYS_MS.length) - 1]!;
   const nextAt = again ? new Date(now.getTime() + delay * (0.8 + 0.4 * random())) : null;
   const error = outcome.error ?? (succeeded ? null : `the function answered ${status ?? "nothing"}`);
-  await store.transaction(async (tx) => {
-    const rows = await tx.query(
+  const update = (db: Queryable) =>
+    db.query(
       `UPDATE function_runs SET status = $3, next_attempt_at = $4::timestamptz, locked_until = NULL,
          locked_by = NULL, version = $5, request_id = $6, last_status_code = $7, last_error = $8,
          duration_ms = $9, updated_at = $10::timestamptz
@@ -306,7 +338,11 @@ async function record(
         now.toISOString(),
       ],
     );
-    if (rows[0] && next === "failed") await recordRunFailed(tx, rows[0], now);
+  // One statement, unless the run failed for good: then its event is recorded with it.
+  if (next !== "failed") return void (await update(store));
+  await store.transaction(async (tx) => {
+    const [row] = await update(tx);
+    if (row) await recordRunFailed(tx, row, now);
   });
 }
 
