@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { collectUpload } from "../../cli/functions.ts";
 import { silentLogger } from "../../core/index.ts";
 import {
   createFunctionRunWorker,
@@ -10,6 +13,8 @@ import {
 import type { Store } from "../../store/index.ts";
 import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
+
+const EXAMPLES = fileURLToPath(new URL("../../examples/functions/", import.meta.url));
 
 /**
  * Triggers beyond HTTP: event subscriptions and cron schedules queue runs in the store;
@@ -325,6 +330,45 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       body: { object: "cron_tick", scheduled_time: "2026-01-15T08:00:00Z" },
     });
     await t.request("DELETE", "/v1/functions/nightly", { key: org.key });
+  });
+
+  it("runs the overdue-reminder example, unchanged, on a weekday-morning cron schedule", async () => {
+    const files = await collectUpload(join(EXAMPLES, "overdue-reminder"));
+    const deployed = await deploy("overdue-reminder", {
+      files,
+      triggers: [{ type: "cron", schedule: "0 8 * * mon-fri", timezone: "Europe/Berlin" }],
+    });
+    expect(deployed.status, deployed.text).toBe(201);
+    for (const [number, dueDate] of [
+      ["INV-7001", "2026-01-02"],
+      ["INV-7002", "2026-01-09"],
+    ]) {
+      const created = await t.request("POST", "/v1/invoices", {
+        key: org.key,
+        body: {
+          number,
+          client: "Acme Corp",
+          amount: 100,
+          currency: "EUR",
+          status: "open",
+          due_date: dueDate,
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+    }
+    // Thursday 2026-01-15, 07:00 UTC is 08:00 in Berlin: due. Saturday the 17th is not.
+    expect(await queueCronRuns(store, new Date("2026-01-17T07:00:00Z"))).toBe(0);
+    expect(await queueCronRuns(store, new Date("2026-01-15T07:00:00Z"))).toBe(1);
+    t.clock.set("2026-01-15T07:00:01Z");
+    expect(await worker.runOnce()).toBe(1);
+    const [run] = await runsOf("overdue-reminder");
+    expect(run).toMatchObject({ status: "succeeded", last_status_code: 200 });
+    for (const number of ["INV-7001", "INV-7002"]) {
+      const state = await t.request("GET", `/v1/engines/finance/state/overdue-reminder:${number}`, {
+        key: org.key,
+      });
+      expect(state.body?.value).toMatchObject({ client: "Acme Corp" });
+    }
   });
 
   it("runs as nobody once the deploying key is revoked: ctx.user is null, platform.fetch is 401", async () => {
