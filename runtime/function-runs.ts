@@ -196,12 +196,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
       );
       return runs.map((run, index) => () => runOne(run, contexts[index]!));
     },
-    async nextDue() {
-      const [row] = await store.query<{ at: Date | null }>(
-        "SELECT min(next_attempt_at) AS at FROM function_runs WHERE status IN ('pending', 'running')",
-      );
-      return row?.at ?? null;
-    },
+    nextDue: () => earliestClaimable(store, clock.now()),
     ...(store.listen ? { listen: (wake) => store.listen!(RUNS_CHANNEL, wake) } : {}),
   });
 
@@ -300,6 +295,23 @@ async function claimDueRuns(
       [kept, new Date(options.now.getTime() + options.leaseMs).toISOString(), options.workerId, now],
     );
   });
+}
+
+/**
+ * When a run can next be claimed: the earliest due run not leased, or the earliest lease to
+ * run out. A leased run's `next_attempt_at` is already past: taking it would wake the loop
+ * at once, over and over, for as long as the run is in flight.
+ */
+async function earliestClaimable(db: Queryable, now: Date): Promise<Date | null> {
+  const [row] = await db.query<{ at: Date | null }>(
+    `SELECT least(
+       (SELECT min(next_attempt_at) FROM function_runs WHERE status IN ('pending', 'running')
+          AND (locked_until IS NULL OR locked_until < $1::timestamptz)),
+       (SELECT min(locked_until) FROM function_runs WHERE status IN ('pending', 'running')
+          AND locked_until >= $1::timestamptz)) AS at`,
+    [now.toISOString()],
+  );
+  return row?.at ?? null;
 }
 
 /** Records an attempt's outcome, if the run is still leased to this worker. */

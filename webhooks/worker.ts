@@ -108,7 +108,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       );
       return claimed.deliveries.map((delivery) => () => sendOne(claimed, delivery, events));
     },
-    nextDue: () => earliestDue(store),
+    nextDue: () => earliestDue(store, clock.now()),
     ...(store.listen ? { listen: (wake) => store.listen!(NOTIFY_CHANNEL, wake) } : {}),
   });
 

@@ -13,6 +13,7 @@ import {
 import type { Store } from "../../store/index.ts";
 import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
+import { countingStore } from "../helpers/counting-store.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/functions/", import.meta.url));
 
@@ -419,6 +420,39 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       last_error: "the worker running it stopped before it finished",
     });
     await t.request("DELETE", "/v1/functions/lease", { key: org.key });
+  });
+
+  it("waits while a slow run is in flight instead of asking the store again and again", async () => {
+    await deploy("slow", {
+      files: {
+        "index.ts": `export default async () => { await new Promise((r) => setTimeout(r, 1500)); return new Response("done"); }`,
+      },
+      triggers: [{ type: "event", events: ["contact.created"] }],
+    });
+    const counted = countingStore(store);
+    const looping = createFunctionRunWorker({
+      store: counted.store,
+      clock: t.clock,
+      log: silentLogger,
+      invoker: t.invoker,
+      config: t.config.functions,
+      origin: ORIGIN,
+      pollMs: 500,
+    });
+    looping.start();
+    try {
+      await newContact();
+      for (let i = 0; i < 100; i++) {
+        const [run] = await runsOf("slow");
+        if (run?.status === "succeeded") break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect((await runsOf("slow"))[0]!.status).toBe("succeeded");
+    } finally {
+      await looping.dispose();
+    }
+    // About 1.5 s of a run in flight at a 500 ms poll: a handful of cycles, not a busy loop.
+    expect(counted.calls()).toBeLessThan(40);
   });
 
   it("answers 404 for a run id of another function or a malformed one", async () => {

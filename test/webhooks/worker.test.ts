@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock, loadConfig, silentLogger } from "../../core/index.ts";
 import { getEvent, recordEvents } from "../../engines/index.ts";
 import type { Store } from "../../store/index.ts";
+import { countingStore } from "../helpers/counting-store.ts";
 import { createWebhookWorker, type WebhookWorker } from "../../webhooks/worker.ts";
 import {
   insertEndpoint,
@@ -242,6 +243,30 @@ describe.each(workerStoreKinds())("webhook delivery on $name", (kind) => {
       last_status_code: null,
       last_error: "timeout after 200 ms",
     });
+  });
+
+  it("waits while a slow send is in flight instead of asking the store again and again", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    receiver = await startReceiver(() => ({ status: 200, delayMs: 1_500 }));
+    const endpoint = await insertEndpoint(store, receiver.url);
+    const eventId = await emit(endpoint);
+    const counted = countingStore(store);
+    const looping = createWebhookWorker({
+      store: counted.store,
+      clock,
+      log: silentLogger,
+      config: loadConfig({ TESSERA_DATA_DIR: "/nonexistent", TESSERA_ALLOW_PRIVATE_TARGETS: "1" }),
+      box: testBox,
+      pollMs: 500,
+    });
+    workers.push(looping);
+    await looping.start();
+    for (let i = 0; i < 100 && (await delivery(endpoint, eventId)).status !== "succeeded"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await delivery(endpoint, eventId)).status).toBe("succeeded");
+    // About 1.5 s of a send in flight at a 500 ms poll: a handful of cycles, not a busy loop.
+    expect(counted.calls()).toBeLessThan(40);
   });
 
   it("records a 301 as a failure and does not follow it", async () => {
