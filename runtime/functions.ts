@@ -10,6 +10,7 @@ import {
 } from "../core/index.ts";
 import {
   baseFields,
+  hasScope,
   likePattern,
   mergeMetadata,
   recordEvents,
@@ -68,9 +69,15 @@ export const LOG_LIST = {
   sorts: { created_at: "created_at" },
 } as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
 
+/** Who deploys: the key's id (trigger runs act as it) and its scopes. */
+export interface Deployer {
+  keyId: string;
+  scopes: readonly string[];
+}
+
 export interface FunctionService {
-  /** `deployedBy`: the API key deploying it, which its trigger runs act as. */
-  deploy(orgId: string, input: FunctionDeploy, deployedBy?: string): Promise<FunctionObject>;
+  /** `deployer`: the API key deploying it, which its trigger runs act as. */
+  deploy(orgId: string, input: FunctionDeploy, deployer?: Deployer): Promise<FunctionObject>;
   list(orgId: string, query: ListQuery): Promise<Page<FunctionObject>>;
   /** By name or by id (`fn_…`). */
   get(orgId: string, ref: string): Promise<FunctionObject>;
@@ -99,7 +106,7 @@ export function createFunctionService(options: FunctionServiceOptions): Function
   const changed = (orgId: string, functionId: string) => options.onChange?.(orgId, functionId);
 
   return {
-    async deploy(orgId, input, deployedBy) {
+    async deploy(orgId, input, deployer) {
       if (input.triggers) checkTriggers(input.triggers, options.eventTypes);
       const compiled = await compileFunction(input.files, input.entrypoint, {
         maxBundleBytes: config.maxBundleBytes,
@@ -120,6 +127,24 @@ export function createFunctionService(options: FunctionServiceOptions): Function
           config.maxLimits,
         );
         const triggers = input.triggers ?? (before?.triggers as Trigger[] | undefined) ?? [];
+        // An event trigger hands the function every event of its kinds: what GET /v1/events shows.
+        // Checked on the triggers kept from the serving version too: new code would receive them.
+        if (
+          deployer &&
+          triggers.some((t) => t.type === "event") &&
+          !hasScope(deployer.scopes, "webhooks", "read")
+        ) {
+          throw new AppError(
+            "insufficient_scope",
+            "Event triggers need a key that can read events (webhooks:read)",
+            {
+              headers: {
+                "WWW-Authenticate":
+                  'Bearer realm="tessera", error="insufficient_scope", scope="webhooks:read"',
+              },
+            },
+          );
+        }
         const metadata = mergeMetadata(before?.metadata ?? {}, input.metadata) ?? before?.metadata ?? {};
         const rows = await tx.query(
           `INSERT INTO functions (id, org_id, name, active_version, latest_version, metadata, created_at, updated_at)
@@ -153,7 +178,7 @@ export function createFunctionService(options: FunctionServiceOptions): Function
             compiled.warnings,
             now.toISOString(),
             triggers,
-            deployedBy ?? null,
+            deployer?.keyId ?? null,
           ],
         );
         await subscribe(tx, orgId, functionId, triggers);

@@ -262,7 +262,8 @@ export function functionRoutes(functions: FunctionService): Hono<AppEnv> {
   });
   app.post("/", async (c) => {
     const input = parseBody(c, FunctionDeploySchema);
-    const deployed = await functions.deploy(org(c), input, c.get("principal").keyId);
+    const principal = c.get("principal");
+    const deployed = await functions.deploy(org(c), input, principal);
     c.header("Location", `${PATH}/${deployed.name}`);
     return c.json(deployed, 201);
   });

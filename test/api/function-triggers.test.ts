@@ -121,6 +121,28 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     expect(none.status).toBe(404);
   });
 
+  it("lets only a key that can read events deploy event triggers (403 otherwise)", async () => {
+    const narrow = await org.addKey({ kind: "full_access", name: "functions only" });
+    // No key kind is this narrow today; the rule holds for whatever scopes a key has.
+    await store.query("UPDATE api_keys SET scopes = '{functions:write}' WHERE org_id = $1 AND name = $2", [
+      org.id,
+      "functions only",
+    ]);
+    const refused = await deploy("nosy", { triggers: [{ type: "event", events: ["candidate.*"] }] }, narrow);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: "insufficient_scope" });
+    expect(refused.headers.get("www-authenticate")).toContain('scope="webhooks:read"');
+    const cron = await deploy("nosy", { triggers: [{ type: "cron", schedule: "0 * * * *" }] }, narrow);
+    expect(cron.status).toBe(201);
+    // New code under event triggers a wider key set up would receive the events just the same.
+    expect((await deploy("watched", { triggers: [{ type: "event", events: ["contact.*"] }] })).status).toBe(
+      201,
+    );
+    const redeploy = await deploy("watched", {}, narrow);
+    expect(redeploy.status).toBe(403);
+    expect((await t.request("GET", "/v1/functions/watched", { key: org.key })).body.version).toBe(1);
+  });
+
   it("keeps a deployment's triggers on redeploy unless given, and [] removes them", async () => {
     const triggers = [
       { type: "event", events: ["invoice.*"] },
