@@ -13,7 +13,10 @@ import type { Trigger } from "./function-schemas.ts";
 
 /** Wakes run workers at commit (sent by the fan-out trigger and the cron job). */
 export const RUNS_CHANNEL = "tessera_function_runs";
-/** Event runs are retried (10 s, 1 min, 10 min, 1 h); a cron run is not: the next tick comes. */
+/**
+ * Event runs are retried (10 s, 1 min, 10 min, 1 h); a cron run is not: the next tick comes.
+ * The events fan-out (migration 0014) writes the event runs' 5 itself; a test holds the two equal.
+ */
 export const EVENT_RUN_ATTEMPTS = 5;
 export const CRON_RUN_ATTEMPTS = 1;
 

@@ -6,6 +6,7 @@ import { silentLogger } from "../../core/index.ts";
 import {
   createFunctionRunWorker,
   cronMatches,
+  EVENT_RUN_ATTEMPTS,
   functionJobs,
   queueCronRuns,
   type FunctionRunWorker,
@@ -175,7 +176,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       event_type: "contact.created",
       status: "pending",
       attempts: 0,
-      max_attempts: 5,
+      max_attempts: EVENT_RUN_ATTEMPTS,
     });
     expect(await worker.runOnce()).toBe(1);
     const [run] = await runsOf("on-contact");
