@@ -166,7 +166,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         log,
         invoker: api.invoker,
         config: config.functions,
-        origin: url,
+        origin: config.publicUrl ?? url,
       });
       runs.start();
       // Disposed first: runs in flight finish and are recorded while isolates and the store remain.

@@ -66,6 +66,11 @@ export const EnvSchema = z
     TESSERA_DATA_DIR: z.string().min(1).default("./.tessera"),
     DATABASE_URL: z.string().url().optional(),
     REDIS_URL: z.string().url().optional(),
+    TESSERA_PUBLIC_URL: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), "must be an http(s) URL")
+      .optional(),
     TESSERA_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
     TESSERA_MAX_BODY_BYTES: int(1_048_576, 1),
@@ -122,6 +127,8 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
+  /** How clients reach this service (behind a proxy, or on 0.0.0.0): the origin function trigger runs see. */
+  readonly publicUrl: string | undefined;
   /** Key for secrets at rest; in embedded mode generated into the data dir when absent. */
   readonly secret: string | undefined;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -199,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.TESSERA_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    publicUrl: e.TESSERA_PUBLIC_URL?.replace(/\/+$/, ""),
     secret: e.TESSERA_SECRET,
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.TESSERA_MAX_BODY_BYTES,
