@@ -1,6 +1,5 @@
 import { hostname } from "node:os";
 import {
-  AppError,
   createWorkLoop,
   isAppError,
   randomBase62,
@@ -16,11 +15,7 @@ import {
   renderEvent,
   rfc,
   rfcOrNull,
-  SqlWhere,
   type KeyPrincipal,
-  type ListQuery,
-  type Page,
-  type ResourceDefinition,
 } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
 import type { FunctionRun, RunStatus } from "./function-schemas.ts";
@@ -42,15 +37,6 @@ const POLL_MS = 1_000;
 /** A lease outlives the longest wall time a function may have by this much. */
 const LEASE_MARGIN_MS = 30_000;
 const MAX_ERROR_CHARS = 1_000;
-
-/** `GET /v1/functions/{name}/runs`: newest first; `status` and `trigger` filters. */
-export const RUN_LIST = {
-  filters: {
-    status: { kind: "enum", values: ["pending", "running", "succeeded", "failed"] },
-    trigger: { kind: "enum", values: ["event", "cron"] },
-  },
-  sorts: { created_at: "created_at" },
-} as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
 
 export interface FunctionRunWorkerOptions {
   store: Store;
@@ -362,75 +348,6 @@ function recordRunFailed(tx: Queryable, row: Row, now: Date): Promise<string[]> 
   return recordEvents(tx, row.org_id as string, now, [
     { type: "function.run_failed", object: renderRun(row) },
   ]);
-}
-
-export async function listRuns(
-  db: Queryable,
-  orgId: string,
-  functionId: string,
-  query: ListQuery,
-): Promise<Page<FunctionRun>> {
-  const where = new SqlWhere();
-  where.add(`org_id = ${where.bind(orgId)}`);
-  where.add(`function_id = ${where.bind(functionId)}`);
-  const statuses = query.filters.status;
-  if (statuses?.length) where.add(`status = ANY(${where.bind(statuses)}::text[])`);
-  const triggers = query.filters.trigger;
-  if (triggers?.length) where.add(`trigger = ANY(${where.bind(triggers)}::text[])`);
-  if (query.createdAfter)
-    where.add(`created_at > ${where.bind(query.createdAfter.toISOString())}::timestamptz`);
-  if (query.createdBefore)
-    where.add(`created_at < ${where.bind(query.createdBefore.toISOString())}::timestamptz`);
-  const order = query.sort.descending ? "DESC" : "ASC";
-  const [rows, counted] = await Promise.all([
-    db.query(
-      `SELECT * FROM function_runs ${where.toSql()} ORDER BY created_at ${order}, id ${order}
-       LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}`,
-      where.params,
-    ),
-    db.query<{ n: number }>(`SELECT count(*) AS n FROM function_runs ${where.toSql()}`, where.params),
-  ]);
-  return {
-    data: rows.map(renderRun),
-    meta: { total: Number(counted[0]?.n ?? 0), page: query.page, per_page: query.perPage },
-  };
-}
-
-export async function getRun(
-  db: Queryable,
-  orgId: string,
-  functionId: string,
-  runId: string,
-): Promise<FunctionRun> {
-  const rows = await db.query(
-    "SELECT * FROM function_runs WHERE org_id = $1 AND function_id = $2 AND id = $3",
-    [orgId, functionId, runId],
-  );
-  if (!rows[0]) throw new AppError("not_found", `No such run: '${runId.slice(0, 100)}'`);
-  return renderRun(rows[0]);
-}
-
-/** A failed run queued again now, with all its attempts. */
-export async function retryRun(
-  store: Store,
-  orgId: string,
-  functionId: string,
-  runId: string,
-  now: Date,
-): Promise<FunctionRun> {
-  const run = await getRun(store, orgId, functionId, runId);
-  if (run.status !== "failed") {
-    throw new AppError("conflict", `Run '${run.id}' is ${run.status}; only a failed run can be retried`);
-  }
-  const rows = await store.query(
-    `UPDATE function_runs SET status = 'pending', attempts = 0, next_attempt_at = $4::timestamptz,
-       updated_at = $4::timestamptz
-     WHERE org_id = $1 AND function_id = $2 AND id = $3 AND status = 'failed' RETURNING *`,
-    [orgId, functionId, runId, now.toISOString()],
-  );
-  if (!rows[0]) throw new AppError("conflict", `Run '${run.id}' changed meanwhile; read it again`);
-  await store.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
-  return renderRun(rows[0]);
 }
 
 /** Deletes finished runs created before `before`; returns how many. */

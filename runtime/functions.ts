@@ -24,6 +24,8 @@ import type { Queryable, Row, Store } from "../store/index.ts";
 import { compileFunction } from "./compile.ts";
 import {
   MAX_SECRETS,
+  RUN_STATUSES,
+  RUN_TRIGGERS,
   type Deployment,
   type FunctionAuth,
   type FunctionDeploy,
@@ -34,8 +36,8 @@ import {
   type SecretInfo,
   type Trigger,
 } from "./function-schemas.ts";
-import { getRun, listRuns, retryRun } from "./function-runs.ts";
-import { checkTriggers, subscribe } from "./triggers.ts";
+import { renderRun } from "./function-runs.ts";
+import { checkTriggers, RUNS_CHANNEL, subscribe } from "./triggers.ts";
 
 export interface FunctionServiceOptions {
   store: Store;
@@ -58,6 +60,15 @@ export const FUNCTION_LIST = {
 export const DEPLOYMENT_LIST = {
   filters: {},
   sorts: { version: "version", created_at: "created_at" },
+} as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
+
+/** `GET /v1/functions/{name}/runs`: newest first; `status` and `trigger` filters. */
+export const RUN_LIST = {
+  filters: {
+    status: { kind: "enum", values: RUN_STATUSES },
+    trigger: { kind: "enum", values: RUN_TRIGGERS },
+  },
+  sorts: { created_at: "created_at" },
 } as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
 
 /** `GET /v1/functions/{name}/logs`: newest first; `level` and `request_id` filters. */
@@ -391,17 +402,50 @@ export function createFunctionService(options: FunctionServiceOptions): Function
 
     async runs(orgId, ref, query) {
       const fn = await selectFunction(store, orgId, ref, false);
-      return listRuns(store, orgId, fn.id, query);
+      const where = new SqlWhere();
+      where.add(`org_id = ${where.bind(orgId)}`);
+      where.add(`function_id = ${where.bind(fn.id)}`);
+      for (const column of ["status", "trigger"] as const) {
+        const values = query.filters[column];
+        if (values?.length) where.add(`${column} = ANY(${where.bind(values)}::text[])`);
+      }
+      addTimeBounds(where, query, { created: "created_at" });
+      const order = query.sort.descending ? "DESC" : "ASC";
+      const [rows, counted] = await Promise.all([
+        store.query(
+          `SELECT * FROM function_runs ${where.toSql()} ORDER BY created_at ${order}, id ${order}
+           LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}`,
+          where.params,
+        ),
+        store.query<{ n: number }>(`SELECT count(*) AS n FROM function_runs ${where.toSql()}`, where.params),
+      ]);
+      return page(rows.map(renderRun), counted[0]?.n ?? 0, query);
     },
 
     async run(orgId, ref, runId) {
       const fn = await selectFunction(store, orgId, ref, false);
-      return getRun(store, orgId, fn.id, runId);
+      return renderRun(await selectRun(store, orgId, fn.id, runId));
     },
 
     async retryRun(orgId, ref, runId) {
       const fn = await selectFunction(store, orgId, ref, false);
-      return retryRun(store, orgId, fn.id, runId, clock.now());
+      const run = await selectRun(store, orgId, fn.id, runId);
+      if (run.status !== "failed") {
+        throw new AppError(
+          "conflict",
+          `Run '${runId}' is ${run.status as string}; only a failed run can be retried`,
+        );
+      }
+      const now = clock.now().toISOString();
+      const rows = await store.query(
+        `UPDATE function_runs SET status = 'pending', attempts = 0, next_attempt_at = $4::timestamptz,
+           updated_at = $4::timestamptz
+         WHERE org_id = $1 AND function_id = $2 AND id = $3 AND status = 'failed' RETURNING *`,
+        [orgId, fn.id, runId, now],
+      );
+      if (!rows[0]) throw new AppError("conflict", `Run '${runId}' changed meanwhile; read it again`);
+      await store.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
+      return renderRun(rows[0]);
     },
   };
 }
@@ -444,6 +488,15 @@ async function selectFunction(
   );
   if (!rows[0]) throw new AppError("not_found", `No such function: '${ref}'`);
   return renderFunction(rows[0]);
+}
+
+async function selectRun(db: Queryable, orgId: string, functionId: string, runId: string): Promise<Row> {
+  const rows = await db.query(
+    "SELECT * FROM function_runs WHERE org_id = $1 AND function_id = $2 AND id = $3",
+    [orgId, functionId, runId],
+  );
+  if (!rows[0]) throw new AppError("not_found", `No such run: '${runId.slice(0, 100)}'`);
+  return rows[0];
 }
 
 async function selectSecrets(db: Queryable, orgId: string, functionId: string): Promise<SecretInfo[]> {
