@@ -31,6 +31,7 @@ import {
   intelligenceJobs,
 } from "./engines/index.ts";
 import { createFunctionHost, createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
+import { watchdog } from "./sandbox/index.ts";
 import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
 import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
@@ -131,6 +132,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
     }
     const functionHost = createFunctionHost({ config, store, log });
+    const guard = watchdog();
+    metrics.gauge(
+      "tessera_function_entries_watched_total",
+      "Entries into function isolates bounded by the watchdog.",
+      () => guard.stats().armed,
+      "counter",
+    );
+    metrics.gauge(
+      "tessera_function_entries_timeout_total",
+      "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
+      () => guard.stats().fallbacks,
+      "counter",
+    );
+    metrics.gauge(
+      "tessera_function_entries_stopped_total",
+      "Entries the watchdog stopped, past what was left of their request's CPU time.",
+      () => guard.stats().stopped,
+      "counter",
+    );
     // Disposed after the HTTP server (registered later, so torn down first): no request is left to serve.
     releasers.add("function isolates", () => functionHost.dispose());
     const deps: ApiDeps = {

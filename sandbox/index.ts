@@ -4,3 +4,4 @@ export { GUEST_OPS, SLOTLESS_OPS, parseGuestOp, type GuestEntry, type GuestOp } 
 export { loadGuestPlatform, type GuestPlatform } from "./platform.ts";
 export * from "./isolate-host.ts";
 export * from "./pool.ts";
+export { watchdog, type Watchdog, type WatchdogStats } from "./watchdog.ts";

@@ -15,6 +15,7 @@ import {
   type RespondArgs,
 } from "./protocol.ts";
 import { createRequestState, type RequestOwner, type RequestState } from "./request-state.ts";
+import { watchdog } from "./watchdog.ts";
 
 // isolated-vm caps an isolate's young generation by its heap limit: 2 MB for the default 128 MB,
 // so code that allocates (every Request, URL and Response does) scavenges constantly; measured 5×
@@ -84,6 +85,7 @@ function refill(platform: { snapshot: ivm.ExternalCopy<ArrayBuffer> }): void {
 /** Disposes the blank isolates made ahead of time (at shutdown; they are made again on demand). */
 export function disposeSpareIsolates(): void {
   for (const ready of spares.values()) for (const { isolate } of ready.splice(0)) isolate.dispose();
+  watchdog().stop();
 }
 
 /** One isolate running one deployed version of one organization's function. */
@@ -103,15 +105,20 @@ const MAX_TIMERS_PER_REQUEST = 10_000;
 /** An entry may take this many times the CPU left to its request in wall time (plus WALL_SLACK_MS) before it is stopped. */
 const WALL_SLACK = 2;
 const WALL_SLACK_MS = 10;
+/** isolated-vm's message for an entry stopped by its `timeout`; the watchdog's stop is reported the same. */
+const TIMED_OUT = "Script execution timed out";
+const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 
 /**
  * Boots an isolate from the platform snapshot, runs `program` in it and returns its
  * host, or throws `function_failed` (the program threw, looped, exhausted its heap or
  * declared no handler at boot; its isolate is gone).
  *
- * Every later entry into the guest is a synchronous `applySync` whose `timeout` is the
- * remaining CPU budget of the request it belongs to. isolated-vm runs the microtask
- * checkpoint inside that call and the timeout covers it, so `await null; for(;;){}`
+ * Every later entry into the guest is a synchronous `applySync` bounded by the remaining
+ * CPU budget of the request it belongs to (in wall time, with slack): the process's
+ * watchdog (`watchdog.ts`) disposes the isolate of an entry past that deadline, or, when
+ * the watchdog is not running, isolated-vm's `timeout` stops it. isolated-vm runs the
+ * microtask checkpoint inside that call and the bound covers it, so `await null; for(;;){}`
  * is stopped too (test/sandbox/bridge.test.ts). Entries never run in parallel with
  * Node, so the guest cannot run unobserved.
  */
@@ -129,10 +136,18 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   let dispatch: ivm.Reference<(...args: unknown[]) => unknown>;
   let entering = false;
   let nextSlot = 1;
+  const guard = watchdog();
+  /** The isolate's id with the watchdog, once booted (0 before: boot entries have their own timeouts). */
+  let watchId = 0;
 
   /** One entry into the guest for `state`, bounded by what is left of its CPU budget. */
   function enter(state: RequestState, kind: GuestEntry, ...args: unknown[]): void {
-    if (isolate.isDisposed || state.ended) return;
+    if (state.ended) return;
+    if (isolate.isDisposed) {
+      // Stopped by the watchdog just after an entry returned, or disposed from outside.
+      recycle("the isolate was stopped");
+      return;
+    }
     if (entering) {
       // A host callback never re-enters the guest synchronously: the entry waits its turn.
       queueMicrotask(() => enter(state, kind, ...args));
@@ -143,20 +158,35 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
       state.fail(cpuLimitError(limits));
       return;
     }
+    // Wall time, as isolated-vm's timeout counts it: on a busy machine an entry takes longer than
+    // the CPU it uses, so it gets slack here; the CPU it really used is counted just below.
+    const wallMs = Math.ceil((Number(leftNs) / 1e6) * WALL_SLACK) + WALL_SLACK_MS;
     entering = true;
     const before = isolate.cpuTime;
+    const watched = watchId !== 0 && guard.arm(watchId, wallMs);
+    let failure: unknown;
+    let failed = false;
     try {
-      dispatch.applySync(undefined, [kind, state.slot, ...args], {
-        arguments: { copy: true },
-        // isolated-vm's timeout counts wall time: on a busy machine an entry takes longer than the
-        // CPU it uses, so it gets slack here; the CPU it really used is counted just below.
-        timeout: Math.ceil((Number(leftNs) / 1e6) * WALL_SLACK) + WALL_SLACK_MS,
-      });
+      dispatch.applySync(
+        undefined,
+        [kind, state.slot, ...args],
+        watched ? COPY_ARGUMENTS : { arguments: { copy: true }, timeout: wallMs },
+      );
     } catch (cause) {
-      entryFailed(state, cause);
+      failure = cause;
+      failed = true;
     } finally {
       entering = false;
+      if (watched && guard.disarm()) {
+        // The watchdog stopped this entry (or is about to): the same fault as a timeout.
+        failure = new Error(TIMED_OUT);
+        failed = true;
+      }
       if (!isolate.isDisposed) state.cpuNs += isolate.cpuTime - before;
+    }
+    if (failed) {
+      entryFailed(state, failure);
+      return;
     }
     // Over its budget within the slack: the request fails, the isolate (not stopped mid-run) stays.
     if (!state.ended && !isolate.isDisposed && state.cpuNs > cpuLimitNs) state.fail(cpuLimitError(limits));
@@ -165,7 +195,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   /** Whatever escaped an entry: a limit (the isolate goes), or the guest's own throw or unhandled rejection. */
   function entryFailed(state: RequestState, cause: unknown): void {
     const message = guestMessage(cause);
-    const timedOut = /Script execution timed out/.test(message);
+    const timedOut = message.startsWith(TIMED_OUT);
     if (timedOut || isolate.isDisposed || /memory limit/i.test(message)) {
       const fault = timedOut
         ? cpuLimitError(limits, cause)
@@ -191,6 +221,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   /** Disposes the isolate; every request still in it fails (the pool boots a fresh one). */
   function recycle(why: string): void {
     if (!isolate.isDisposed) isolate.dispose();
+    guard.forget(watchId);
     for (const state of [...requests.values()]) {
       state.fail(new AppError("function_failed", `The function's isolate was recycled: ${why}`));
     }
@@ -317,6 +348,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     });
     const missing = dispatch.applySync(undefined, ["boot", 0], { timeout: 1_000 }) as string;
     if (missing) throw new Error(missing);
+    watchId = guard.register(isolate);
   } catch (cause) {
     if (!isolate.isDisposed) isolate.dispose();
     throw new AppError("function_failed", `The function failed to start: ${guestMessage(cause)}`, { cause });

@@ -107,6 +107,12 @@ describe("tessera serve on the embedded store", () => {
     expect(metrics).toMatch(
       /^tessera_http_requests_total\{[^}]*route="\/v1\/functions\/:id\/invoke\/\*"[^}]*\} [1-9]/m,
     );
+    // The function's entries were bounded, by the watchdog or (before it held the isolate) by a timeout.
+    const entries = ["watched", "timeout"].map((guard) =>
+      Number(new RegExp(`^tessera_function_entries_${guard}_total (\\d+)$`, "m").exec(metrics)?.[1]),
+    );
+    expect(entries[0]! + entries[1]!).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^# TYPE tessera_function_entries_stopped_total counter$/m);
   });
 
   it("runs a function's event trigger in the background: a new contact reaches it", async () => {
