@@ -10,6 +10,7 @@ import {
   createRedisRateLimiter,
   withCrossNodeInvalidation,
   type ApiDeps,
+  type MetricSample,
   type RateLimiter,
 } from "./api/index.ts";
 import {
@@ -30,10 +31,18 @@ import {
   housekeepingJobs,
   intelligenceJobs,
 } from "./engines/index.ts";
-import { createFunctionHost, createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
+import { createFunctionHost, createFunctionRunWorker, functionJobs, RUN_QUEUE } from "./runtime/index.ts";
 import { watchdog } from "./sandbox/index.ts";
-import { migrate, openDataDir, openStore, pendingMigrations, type Store } from "./store/index.ts";
-import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
+import {
+  migrate,
+  openDataDir,
+  openStore,
+  pendingMigrations,
+  queueStats,
+  QUEUE_COUNT_CAP,
+  type Store,
+} from "./store/index.ts";
+import { createWebhookWorker, DELIVERY_QUEUE, webhookJobs } from "./webhooks/index.ts";
 
 /**
  * The composition root: config → store → migrations → engines → api → serve.
@@ -131,6 +140,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
       metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
     }
+    metrics.collect(() => queueMetrics(store, clock.now()));
     const functionHost = createFunctionHost({ config, store, log });
     const guard = watchdog();
     metrics.gauge(
@@ -243,4 +253,34 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();
   });
+}
+
+/** The background queues as an operator watches them: depth, and how far the workers are behind. */
+async function queueMetrics(store: Store, now: Date): Promise<MetricSample[]> {
+  const [deliveries, runs] = await Promise.all([
+    queueStats(store, DELIVERY_QUEUE, now),
+    queueStats(store, RUN_QUEUE, now),
+  ]);
+  return [
+    {
+      name: "tessera_webhook_deliveries_queued",
+      help: `Webhook deliveries waiting for an attempt or in one (counted up to ${QUEUE_COUNT_CAP}).`,
+      value: deliveries.queued,
+    },
+    {
+      name: "tessera_webhook_delivery_lag_seconds",
+      help: "How long the oldest delivery a worker could attempt now has been due (0: none is).",
+      value: deliveries.lagSeconds,
+    },
+    {
+      name: "tessera_function_runs_queued",
+      help: `Function trigger runs waiting or running (counted up to ${QUEUE_COUNT_CAP}).`,
+      value: runs.queued,
+    },
+    {
+      name: "tessera_function_run_lag_seconds",
+      help: "How long the oldest run a worker could claim now has been due (0: none is).",
+      value: runs.lagSeconds,
+    },
+  ];
 }

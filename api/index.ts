@@ -7,7 +7,7 @@ export {
   type KeyCache,
 } from "./auth/key-cache.ts";
 export type { ApiDeps, AppEnv } from "./env.ts";
-export { createMetrics, type Metrics } from "./metrics.ts";
+export { createMetrics, type MetricSample, type Metrics } from "./metrics.ts";
 export {
   createMemoryRateLimiter,
   createRedisRateLimiter,

@@ -1,3 +1,5 @@
+import { withDeadline } from "../core/index.ts";
+
 /**
  * Prometheus text exposition (format 0.0.4) for request counts and latencies.
  * Small enough to own; labels are bounded (route patterns, not raw paths).
@@ -10,18 +12,44 @@ interface Histogram {
   count: number;
 }
 
+/** One value a collector read at scrape time. */
+export interface MetricSample {
+  name: string;
+  help: string;
+  value: number;
+  type?: "gauge" | "counter";
+}
+
+/** Collectors that have this long to answer a scrape; a late or failing one is left out and counted. */
+const COLLECT_DEADLINE_MS = 5_000;
+
 export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** Adds a value read at scrape time: a gauge, or a counter kept elsewhere (e.g. cache hits). */
   gauge(name: string, help: string, read: () => number, type?: "gauge" | "counter"): void;
-  render(): string;
+  /** Adds values read asynchronously at scrape time (e.g. queue depths in the store). */
+  collect(collector: () => Promise<MetricSample[]>): void;
+  render(): Promise<string>;
 }
 
 export function createMetrics(): Metrics {
   const requests = new Map<string, number>();
   const durations = new Map<string, Histogram>();
   const gauges: Array<{ name: string; help: string; read: () => number; type: "gauge" | "counter" }> = [];
+  const collectors: Array<() => Promise<MetricSample[]>> = [];
+  let collectFailures = 0;
   const started = Date.now();
+
+  async function collected(): Promise<MetricSample[]> {
+    const results = await Promise.allSettled(
+      collectors.map((collector) => withDeadline(collector(), "metrics collector", COLLECT_DEADLINE_MS)),
+    );
+    return results.flatMap((result) => {
+      if (result.status === "fulfilled") return result.value;
+      collectFailures++;
+      return [];
+    });
+  }
 
   return {
     observeRequest(method, route, status, seconds) {
@@ -40,7 +68,11 @@ export function createMetrics(): Metrics {
     gauge(name, help, read, type = "gauge") {
       gauges.push({ name, help, read, type });
     },
-    render() {
+    collect(collector) {
+      collectors.push(collector);
+    },
+    async render() {
+      const samples = await collected();
       const lines = [
         "# HELP tessera_http_requests_total HTTP requests by method, route and status.",
         "# TYPE tessera_http_requests_total counter",
@@ -78,8 +110,18 @@ export function createMetrics(): Metrics {
           value: memory.heapUsed,
           type: "gauge",
         },
+        {
+          name: "tessera_metrics_collect_failures_total",
+          help: "Scrapes a collector failed or was too slow for (its values were left out).",
+          value: collectFailures,
+          type: "counter",
+        },
       ];
-      for (const g of [...builtin, ...gauges.map((g) => ({ ...g, value: g.read() }))]) {
+      for (const g of [
+        ...builtin,
+        ...gauges.map((g) => ({ ...g, value: g.read() })),
+        ...samples.map((s) => ({ ...s, type: s.type ?? "gauge" })),
+      ]) {
         lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type}`, `${g.name} ${g.value}`);
       }
       return lines.join("\n") + "\n";

@@ -17,7 +17,7 @@ import {
   rfcOrNull,
   type KeyPrincipal,
 } from "../engines/index.ts";
-import type { Queryable, Row, Store } from "../store/index.ts";
+import { nextClaimable, type Queryable, type QueueTable, type Row, type Store } from "../store/index.ts";
 import type { FunctionRun, RunStatus } from "./function-schemas.ts";
 import type { FunctionInvoker, FunctionResponse } from "./invoke.ts";
 import { RUNS_CHANNEL } from "./triggers.ts";
@@ -32,6 +32,8 @@ import { RUNS_CHANNEL } from "./triggers.ts";
  */
 
 /** Retry delays after the 1st, 2nd, … failed attempt (±20 % jitter). */
+/** The runs as a queue: pending and running ones are live (a running one is leased to a worker). */
+export const RUN_QUEUE: QueueTable = { table: "function_runs", live: "status IN ('pending', 'running')" };
 const RETRY_DELAYS_MS = [10_000, 60_000, 600_000, 3_600_000];
 const POLL_MS = 1_000;
 /** A lease outlives the longest wall time a function may have by this much. */
@@ -182,7 +184,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
       );
       return runs.map((run, index) => () => runOne(run, contexts[index]!));
     },
-    nextDue: () => earliestClaimable(store, clock.now()),
+    nextDue: () => nextClaimable(store, RUN_QUEUE, clock.now()),
     ...(store.listen ? { listen: (wake) => store.listen!(RUNS_CHANNEL, wake) } : {}),
   });
 
@@ -281,23 +283,6 @@ async function claimDueRuns(
       [kept, new Date(options.now.getTime() + options.leaseMs).toISOString(), options.workerId, now],
     );
   });
-}
-
-/**
- * When a run can next be claimed: the earliest due run not leased, or the earliest lease to
- * run out. A leased run's `next_attempt_at` is already past: taking it would wake the loop
- * at once, over and over, for as long as the run is in flight.
- */
-async function earliestClaimable(db: Queryable, now: Date): Promise<Date | null> {
-  const [row] = await db.query<{ at: Date | null }>(
-    `SELECT least(
-       (SELECT min(next_attempt_at) FROM function_runs WHERE status IN ('pending', 'running')
-          AND (locked_until IS NULL OR locked_until < $1::timestamptz)),
-       (SELECT min(locked_until) FROM function_runs WHERE status IN ('pending', 'running')
-          AND locked_until >= $1::timestamptz)) AS at`,
-    [now.toISOString()],
-  );
-  return row?.at ?? null;
 }
 
 /** Records an attempt's outcome, if the run is still leased to this worker. */

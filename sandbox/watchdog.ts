@@ -10,7 +10,9 @@ import ivm from "isolated-vm";
  * loop wakes every POLL_MS whatever the request rate, like workerd's watchdog thread.
  *
  * Entries run on the Node thread one at a time, so one slot in shared memory describes
- * the entry in progress: its token, its isolate and its deadline (wall clock, ms).
+ * the entry in progress: its token, its isolate and its deadline (wall clock, ms: the
+ * watchdog's isolate has no monotonic clock, so a step of the system clock during an
+ * entry moves its deadline; isolated-vm's own timer is monotonic).
  * The loop claims an overdue entry by swapping its token for CLAIMED before it disposes
  * the isolate, and the host swaps the token back for 0 when the entry returns, so
  * exactly one of them decides whether the entry was stopped.

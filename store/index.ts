@@ -8,6 +8,7 @@ export type { Queryable, Row, Store } from "./port.ts";
 export { createPgliteStore } from "./pglite.ts";
 export { createPostgresStore } from "./postgres.ts";
 export { listMigrations, migrate, pendingMigrations } from "./migrate.ts";
+export { nextClaimable, queueStats, QUEUE_COUNT_CAP, type QueueStats, type QueueTable } from "./queue.ts";
 
 /** The store the configuration asks for: PostgreSQL when DATABASE_URL is set, else PGlite. */
 export function openStore(config: Config): Promise<Store> {

@@ -1,5 +1,5 @@
 import { newId } from "../core/index.ts";
-import type { Queryable, Row, Store } from "../store/index.ts";
+import type { Queryable, QueueTable, Row, Store } from "../store/index.ts";
 import type { WebhookEndpointRow } from "./endpoints.ts";
 
 /**
@@ -168,23 +168,8 @@ export async function eventsById(db: Queryable, ids: string[]): Promise<Map<stri
   return new Map(rows.map((row) => [row.id as string, row]));
 }
 
-/**
- * The earliest instant a pending delivery can be claimed, to sleep until it (null: none
- * pending): the earliest due one not leased, or the earliest lease to run out. A leased
- * delivery's `next_attempt_at` is already past: taking it would wake the worker at once,
- * over and over, for as long as a slow send is in flight.
- */
-export async function earliestDue(db: Queryable, now: Date): Promise<Date | null> {
-  const [row] = await db.query<{ at: Date | null }>(
-    `SELECT least(
-       (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'
-          AND (locked_until IS NULL OR locked_until < $1::timestamptz)),
-       (SELECT min(locked_until) FROM webhook_deliveries WHERE status = 'pending'
-          AND locked_until >= $1::timestamptz)) AS at`,
-    [now.toISOString()],
-  );
-  return row?.at ?? null;
-}
+/** The deliveries as a queue: pending ones are live (waiting, or leased to a worker sending them). */
+export const DELIVERY_QUEUE: QueueTable = { table: "webhook_deliveries", live: "status = 'pending'" };
 
 export interface AttemptRecord {
   delivery: DeliveryRow;

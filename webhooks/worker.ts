@@ -9,8 +9,8 @@ import {
   type Logger,
   type SecretBox,
 } from "../core/index.ts";
-import type { Store } from "../store/index.ts";
-import { claimDueDeliveries, earliestDue, eventsById, NOTIFY_CHANNEL, type Claimed } from "./claim.ts";
+import { nextClaimable, type Store } from "../store/index.ts";
+import { claimDueDeliveries, DELIVERY_QUEUE, eventsById, NOTIFY_CHANNEL, type Claimed } from "./claim.ts";
 import { createDeliverer } from "./deliver.ts";
 import { createSender } from "./send.ts";
 
@@ -108,7 +108,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       );
       return claimed.deliveries.map((delivery) => () => sendOne(claimed, delivery, events));
     },
-    nextDue: () => earliestDue(store, clock.now()),
+    nextDue: () => nextClaimable(store, DELIVERY_QUEUE, clock.now()),
     ...(store.listen ? { listen: (wake) => store.listen!(NOTIFY_CHANNEL, wake) } : {}),
   });
 

@@ -9,8 +9,8 @@ export function healthRoutes(deps: ApiDeps): Hono<AppEnv> {
     const ready = await deps.ready().catch(() => false);
     return c.json({ status: ready ? "ready" : "not_ready" }, ready ? 200 : 503);
   });
-  app.get("/metrics", (c) =>
-    c.text(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  app.get("/metrics", async (c) =>
+    c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
   );
   return app;
 }

@@ -1,3 +1,4 @@
+import { createMetrics } from "../../api/metrics.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
@@ -47,6 +48,17 @@ describe.each(storeKinds())("operations on $name", (kind) => {
       );
       // Labels are patterns, never raw paths: ids would make the series unbounded.
       expect(response.text).not.toContain("con_NotARealOne123");
+    });
+
+    it("adds what collectors read at scrape time, and leaves out and counts one that fails", async () => {
+      const metrics = createMetrics();
+      metrics.collect(async () => [{ name: "tessera_test_depth", help: "A depth.", value: 7 }]);
+      metrics.collect(() => Promise.reject(new Error("store down")));
+      const text = await metrics.render();
+      expect(text).toMatch(/^# TYPE tessera_test_depth gauge$/m);
+      expect(text).toMatch(/^tessera_test_depth 7$/m);
+      expect(text).toMatch(/^tessera_metrics_collect_failures_total 1$/m);
+      expect(await metrics.render()).toMatch(/^tessera_metrics_collect_failures_total 2$/m);
     });
   });
 

@@ -113,6 +113,16 @@ describe("tessera serve on the embedded store", () => {
     );
     expect(entries[0]! + entries[1]!).toBeGreaterThanOrEqual(1);
     expect(metrics).toMatch(/^# TYPE tessera_function_entries_stopped_total counter$/m);
+    // The background queues, read from the store at scrape time.
+    for (const name of [
+      "tessera_webhook_deliveries_queued",
+      "tessera_webhook_delivery_lag_seconds",
+      "tessera_function_runs_queued",
+      "tessera_function_run_lag_seconds",
+    ]) {
+      expect(metrics).toMatch(new RegExp(`^${name} \\d+(\\.\\d+)?$`, "m"));
+    }
+    expect(metrics).toMatch(/^tessera_metrics_collect_failures_total 0$/m);
   });
 
   it("runs a function's event trigger in the background: a new contact reaches it", async () => {

@@ -2,8 +2,9 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock, loadConfig, silentLogger } from "../../core/index.ts";
 import { getEvent, recordEvents } from "../../engines/index.ts";
-import type { Store } from "../../store/index.ts";
+import { nextClaimable, queueStats, type Store } from "../../store/index.ts";
 import { countingStore } from "../helpers/counting-store.ts";
+import { DELIVERY_QUEUE } from "../../webhooks/claim.ts";
 import { createWebhookWorker, type WebhookWorker } from "../../webhooks/worker.ts";
 import {
   insertEndpoint,
@@ -267,6 +268,33 @@ describe.each(workerStoreKinds())("webhook delivery on $name", (kind) => {
     expect((await delivery(endpoint, eventId)).status).toBe("succeeded");
     // About 1.5 s of a send in flight at a 500 ms poll: a handful of cycles, not a busy loop.
     expect(counted.calls()).toBeLessThan(40);
+  });
+
+  it("reports the queue as an operator watches it: depth, lag, and the next instant a worker could claim", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    const endpoint = await insertEndpoint(store, "http://127.0.0.1:9/never");
+    for (let i = 0; i < 3; i++) await emit(endpoint);
+    const due = (
+      await store.query<{ at: Date }>(
+        "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
+      )
+    )[0]!.at;
+    const later = new Date(due.getTime() + 30_000);
+    expect(await queueStats(store, DELIVERY_QUEUE, later)).toEqual({ queued: 3, lagSeconds: 30 });
+    expect(await queueStats(store, DELIVERY_QUEUE, new Date(due.getTime() - 1_000))).toEqual({
+      queued: 3,
+      lagSeconds: 0,
+    });
+    // Leased to a worker: still queued, but nobody is behind, and the lease's end is when one could claim it.
+    const leaseEnd = new Date(later.getTime() + 60_000);
+    await store.query("UPDATE webhook_deliveries SET locked_until = $1 WHERE status = 'pending'", [
+      leaseEnd.toISOString(),
+    ]);
+    expect(await queueStats(store, DELIVERY_QUEUE, later)).toEqual({ queued: 3, lagSeconds: 0 });
+    expect((await nextClaimable(store, DELIVERY_QUEUE, later))?.getTime()).toBe(leaseEnd.getTime());
+    await store.query("UPDATE webhook_deliveries SET status = 'succeeded' WHERE status = 'pending'");
+    expect(await queueStats(store, DELIVERY_QUEUE, later)).toEqual({ queued: 0, lagSeconds: 0 });
+    expect(await nextClaimable(store, DELIVERY_QUEUE, later)).toBeNull();
   });
 
   it("records a 301 as a failure and does not follow it", async () => {
