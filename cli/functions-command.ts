@@ -108,7 +108,14 @@ export async function functionsCommand(
         const path = `/v1/functions/${encodeURIComponent(rest[0])}/runs/${encodeURIComponent(rest[1])}/retry`;
         return report(await client.json("POST", path));
       }
-      if (!target) return need("runs NAME [--status S] | runs retry NAME RUN_ID");
+      if (target === "start" && rest[0]) {
+        // A cron run now; --cron names the schedule when the function has several.
+        const schedule = flags.cron?.[0];
+        const path = `/v1/functions/${encodeURIComponent(rest[0])}/runs`;
+        return report(await client.json("POST", path, schedule ? { schedule } : {}));
+      }
+      if (!target)
+        return need('runs NAME [--status S] | runs retry NAME RUN_ID | runs start NAME [--cron "EXPR"]');
       const query = new URLSearchParams({ per_page: "100" });
       if (flags.status) query.set("status", flags.status);
       const answer = await client.json("GET", `/v1/functions/${ref}/runs?${query.toString()}`);

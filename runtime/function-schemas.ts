@@ -121,6 +121,12 @@ export const RollbackSchema = z
   .strict()
   .meta({ id: "FunctionRollback" });
 
+/** `POST …/runs`: a cron run now, of the named schedule (optional when the function has one). */
+export const RunStartSchema = z
+  .object({ schedule: z.string().min(1).max(200).optional() })
+  .strict()
+  .meta({ id: "FunctionRunStart" });
+
 /** Environment-variable names, as Deno.env takes them. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const MAX_SECRETS = 100;
@@ -169,7 +175,9 @@ export const FunctionRunSchema = z
     event_id: z.string().nullable(),
     event_type: z.string().nullable(),
     schedule: z.string().nullable(),
-    scheduled_for: z.string().nullable().meta({ description: "A cron run: the minute it fell due" }),
+    scheduled_for: z.string().nullable().meta({
+      description: "A cron run: the minute it fell due, or the moment it was started by POST …/runs",
+    }),
     status: z.enum(RUN_STATUSES),
     attempts: z.number().int(),
     max_attempts: z.number().int(),

@@ -37,7 +37,7 @@ import {
   type Trigger,
 } from "./function-schemas.ts";
 import { renderRun } from "./function-runs.ts";
-import { checkTriggers, RUNS_CHANNEL, subscribe } from "./triggers.ts";
+import { checkTriggers, CRON_RUN_ATTEMPTS, RUNS_CHANNEL, subscribe } from "./triggers.ts";
 
 export interface FunctionServiceOptions {
   store: Store;
@@ -105,6 +105,8 @@ export interface FunctionService {
   run(orgId: string, ref: string, runId: string): Promise<FunctionRun>;
   /** Queues a failed run again, with a fresh set of attempts. */
   retryRun(orgId: string, ref: string, runId: string): Promise<FunctionRun>;
+  /** Queues a run of one of the function's cron schedules now, as if it had fallen due. */
+  startRun(orgId: string, ref: string, input: { schedule?: string }): Promise<FunctionRun>;
 }
 
 /**
@@ -447,8 +449,45 @@ export function createFunctionService(options: FunctionServiceOptions): Function
       await store.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
       return renderRun(rows[0]);
     },
+
+    async startRun(orgId, ref, input) {
+      const fn = await selectFunction(store, orgId, ref, false);
+      const schedules = fn.triggers.flatMap((t) => (t.type === "cron" ? [t.schedule] : []));
+      const schedule = input.schedule ?? (schedules.length === 1 ? schedules[0] : undefined);
+      const refuse = (code: string, message: string) =>
+        new AppError("validation_failed", message, { errors: [{ param: "schedule", code, message }] });
+      if (schedules.length === 0) {
+        throw refuse("no_cron_trigger", `Function '${fn.name}' has no cron trigger to run`);
+      }
+      if (schedule === undefined) {
+        throw refuse(
+          "required",
+          `Function '${fn.name}' has ${schedules.length} schedules: name one of ${list(schedules)}`,
+        );
+      }
+      if (!schedules.includes(schedule)) {
+        throw refuse(
+          "unknown_schedule",
+          `Function '${fn.name}' has no schedule '${schedule}': one of ${list(schedules)}`,
+        );
+      }
+      const now = clock.now().toISOString();
+      const rows = await store.query(
+        `INSERT INTO function_runs (id, org_id, function_id, trigger, schedule, scheduled_for, max_attempts,
+           next_attempt_at, created_at, updated_at)
+         VALUES ('frun_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, 'cron', $3, $4::timestamptz, $5,
+           $4::timestamptz, $4::timestamptz, $4::timestamptz)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [orgId, fn.id, schedule, now, CRON_RUN_ATTEMPTS],
+      );
+      if (!rows[0]) throw new AppError("conflict", `A run of '${schedule}' was started at this very moment`);
+      await store.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
+      return renderRun(rows[0]);
+    },
   };
 }
+
+const list = (schedules: string[]) => schedules.map((schedule) => `'${schedule}'`).join(", ");
 
 /** Applies the operator's maxima to the limits a deploy asks for (422 naming each one over). */
 export function resolveLimits(asked: FunctionLimits, max: FunctionLimits): FunctionLimits {

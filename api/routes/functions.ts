@@ -20,6 +20,7 @@ import {
   RUN_LIST,
   FunctionRunSchema,
   RollbackSchema,
+  RunStartSchema,
   SECRET_NAME,
   SecretSchema,
   SecretsUpdateSchema,
@@ -306,6 +307,10 @@ export function functionRoutes(functions: FunctionService): Hono<AppEnv> {
     const query = parseListQuery(new URL(c.req.url).searchParams, RUN_LIST);
     return c.json(await functions.runs(org(c), refParam(c), query));
   });
+  app.post("/:id/runs", async (c) => {
+    const input = parseBody(c, RunStartSchema);
+    return c.json(await functions.startRun(org(c), refParam(c), input), 201);
+  });
   app.get("/:id/runs/:run", async (c) => c.json(await functions.run(org(c), refParam(c), runParam(c))));
   app.post("/:id/runs/:run/retry", async (c) =>
     c.json(await functions.retryRun(org(c), refParam(c), runParam(c))),
@@ -402,6 +407,16 @@ export function documentFunctions(registry: Registry): void {
     security,
     request: { params: RunRef },
     responses: { 200: json(FunctionRunSchema, "The run"), ...COMMON_ERRORS, ...NOT_FOUND },
+  });
+  registry.registerPath({
+    method: "post",
+    path: `${PATH}/{id}/runs`,
+    summary:
+      "Run one of the function's cron schedules now, as if it had fallen due (422 without cron triggers, or when `schedule` names none of them)",
+    tags,
+    security,
+    request: { params: Ref, body: { content: { "application/json": { schema: RunStartSchema } } } },
+    responses: { 201: json(FunctionRunSchema, "The run, pending"), ...WRITE_ERRORS, ...NOT_FOUND },
   });
   registry.registerPath({
     method: "post",

@@ -482,6 +482,59 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     expect(counted.calls()).toBeLessThan(40);
   });
 
+  it("starts a cron run now on request: the only schedule or the one named; 422 without one, 403/404 for others", async () => {
+    await deploy("hourly", { triggers: [{ type: "cron", schedule: "0 * * * *" }] });
+    t.clock.set("2026-01-15T10:20:05Z");
+    const start = (name: string, body: Record<string, unknown> = {}, key = org.key) =>
+      t.request("POST", `/v1/functions/${name}/runs`, { key, body });
+    const started = await start("hourly");
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({
+      object: "function_run",
+      trigger: "cron",
+      schedule: "0 * * * *",
+      scheduled_for: "2026-01-15T10:20:05Z",
+      status: "pending",
+      max_attempts: 1,
+    });
+    // The same instant twice is one run.
+    expect((await start("hourly")).status).toBe(409);
+    expect(await worker.runOnce()).toBe(1);
+    const run = await t.request("GET", `/v1/functions/hourly/runs/${String(started.body.id)}`, {
+      key: org.key,
+    });
+    expect(run.body.status).toBe("succeeded");
+    expect(await seen(started.body.id as string)).toMatchObject({
+      trigger: "cron",
+      body: { object: "cron_tick", schedule: "0 * * * *", scheduled_time: "2026-01-15T10:20:05Z" },
+    });
+
+    await deploy("twice", {
+      triggers: [
+        { type: "cron", schedule: "0 8 * * *" },
+        { type: "cron", schedule: "0 20 * * *" },
+      ],
+    });
+    const codeOf = async (
+      answer: Promise<{ status: number; body: { errors?: Array<{ code: string }> } }>,
+    ) => {
+      const { status, body } = await answer;
+      return [status, body.errors?.[0]?.code];
+    };
+    expect(await codeOf(start("twice"))).toEqual([422, "required"]);
+    expect(await codeOf(start("twice", { schedule: "0 9 * * *" }))).toEqual([422, "unknown_schedule"]);
+    expect(await codeOf(start("twice", { every: "minute" }))).toEqual([422, "unrecognized_keys"]);
+    expect((await start("twice", { schedule: "0 20 * * *" })).body.schedule).toBe("0 20 * * *");
+    await deploy("plain", {});
+    expect(await codeOf(start("plain"))).toEqual([422, "no_cron_trigger"]);
+
+    const reader = await org.addKey({ kind: "read_only", name: "reader" });
+    expect((await start("hourly", {}, reader)).status).toBe(403);
+    const other = await t.newOrg();
+    expect((await start("hourly", {}, other.key)).status).toBe(404);
+    expect((await runsOf("hourly")).length).toBe(1);
+  });
+
   it("answers 404 for a run id of another function or a malformed one", async () => {
     await deploy("lookup", {});
     expect((await t.request("GET", "/v1/functions/lookup/runs/frun_nope", { key: org.key })).status).toBe(

@@ -176,6 +176,13 @@ export default {
       listed = (await cli("runs", "watcher")).stdout;
     }
     expect(listed).toMatch(/frun_[0-9a-f]{32} succeeded ×1 contact\.created/);
+    // A cron run now, without waiting for 08:00.
+    const started = await cli("runs", "start", "watcher");
+    expect(started.code).toBe(0);
+    expect(json(started.stdout)).toMatchObject({ trigger: "cron", schedule: "0 8 * * *", status: "pending" });
+    const unknown = await cli("runs", "start", "watcher", "--cron", "0 9 * * *");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown_schedule");
     expect((await cli("deploy", dir, "--no-triggers")).code).toBe(0);
     expect(json((await cli("get", "watcher")).stdout).triggers).toEqual([]);
     const bad = await cli("deploy", dir, "--cron", "0 8 * *");
