@@ -17,7 +17,12 @@ import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { startWorkerd } from "./lib/workerd-server.ts";
 
 const SERVERS = fileURLToPath(new URL("./lib/invoke-servers.ts", import.meta.url));
-const SIZES = { full: { warmupS: 2, durationS: 10 }, tiny: { warmupS: 0.2, durationS: 0.6 } };
+const SIZES = {
+  full: { warmupS: 2, durationS: 10, rounds: 5 },
+  tiny: { warmupS: 0.2, durationS: 0.6, rounds: 1 },
+};
+/** Warm-up of each later slice: new connections, a JIT already warm. */
+const SLICE_WARMUP_MS = 300;
 const PATH = "/v1/functions/bench/invoke/42";
 const EXPECTED_BODY = JSON.stringify({ ok: true, n: 42 });
 
@@ -42,6 +47,11 @@ interface Started {
  * the function deployed through `POST /v1/functions` and invoked on
  * `/v1/functions/bench/invoke/…`). Until the function runtime is in, Tessera
  * answers 404 there and its row is reported as not available.
+ *
+ * The four listen side by side and are loaded in turns, `--rounds` slices of the
+ * duration each (5 by default): run one after another, each had the machine as it
+ * happened to be during its own 12 s, and one subject's ratio to another moved by
+ * ±30 % from run to run on a shared machine.
  */
 export const functionInvoke: Benchmark = {
   name: "function-invoke",
@@ -51,35 +61,68 @@ export const functionInvoke: Benchmark = {
     const connections = numberFlag(options.flags, "connections", 32);
     const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
+    const rounds = Math.max(1, Math.round(numberFlag(options.flags, "rounds", size.rounds)));
     const reports: Partial<Record<Subject, LoadReport>> = {};
+    const running: Array<{ subject: Subject; server: ListeningProcess; headers?: Record<string, string> }> =
+      [];
     let unavailable: string | undefined;
-    for (const subject of ["hono", "workerd", "edge-runtime", "tessera"] as const) {
-      const started = await start(subject);
-      if ("unavailable" in started) {
-        unavailable = started.unavailable;
-        options.log(`  ${subject}: not available (${unavailable})`);
-        await started.server.stop();
-        continue;
+    try {
+      // All four listen at once and take turns: the machine's speed drifts over a minute here, and
+      // slices in rounds spread that drift over every subject alike instead of favouring one.
+      for (const subject of ["hono", "workerd", "edge-runtime", "tessera"] as const) {
+        const started = await start(subject);
+        if ("unavailable" in started) {
+          unavailable = started.unavailable;
+          options.log(`  ${subject}: not available (${unavailable})`);
+          await started.server.stop();
+          continue;
+        }
+        running.push({ subject, ...started });
+        await expectAnswer(started.server.url, started.headers);
       }
-      try {
-        const { server, headers } = started;
-        await expectAnswer(server.url, headers);
-        options.log(`  ${subject}: ${(durationMs / 1000).toFixed(1)} s at ${connections} connections`);
-        reports[subject] = await runLoad({
-          url: server.url + PATH,
-          headers,
-          connections,
-          warmupMs,
-          durationMs,
-          observePid: server.pid,
-        });
-      } finally {
-        await started.server.stop();
+      options.log(
+        `  ${running.map((r) => r.subject).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
+      );
+      for (let round = 0; round < rounds; round++) {
+        for (const { subject, server, headers } of running) {
+          const slice = await runLoad({
+            url: server.url + PATH,
+            headers,
+            connections,
+            warmupMs: round === 0 ? warmupMs : Math.min(warmupMs, SLICE_WARMUP_MS),
+            durationMs: durationMs / rounds,
+            observePid: server.pid,
+          });
+          reports[subject] = reports[subject] ? mergeReports(reports[subject], slice) : slice;
+        }
       }
+    } finally {
+      for (const { server } of running) await server.stop();
     }
-    return result(reports, { connections, warmupMs, durationMs, path: PATH }, unavailable);
+    return result(reports, { connections, warmupMs, durationMs, rounds, path: PATH }, unavailable);
   },
 };
+
+/** Two measured windows as one: counts and CPU add up, latencies pool. */
+function mergeReports(a: LoadReport, b: LoadReport): LoadReport {
+  return {
+    requests: a.requests + b.requests,
+    errors: a.errors + b.errors,
+    non2xx: a.non2xx + b.non2xx,
+    ...(a.firstBadStatus !== undefined || b.firstBadStatus !== undefined
+      ? { firstBadStatus: a.firstBadStatus ?? b.firstBadStatus }
+      : {}),
+    windowMs: a.windowMs + b.windowMs,
+    bytes: a.bytes + b.bytes,
+    samplesUs: a.samplesUs.concat(b.samplesUs),
+    cpuS: {
+      loadGenerator: a.cpuS.loadGenerator + b.cpuS.loadGenerator,
+      server: a.cpuS.server + b.cpuS.server,
+      machineBusy: a.cpuS.machineBusy + b.cpuS.machineBusy,
+      steal: a.cpuS.steal + b.cpuS.steal,
+    },
+  };
+}
 
 async function start(subject: Subject): Promise<Started | { unavailable: string; server: ListeningProcess }> {
   if (subject === "hono" || subject === "edge-runtime") {
