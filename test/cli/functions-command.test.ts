@@ -176,18 +176,22 @@ export default {
       listed = (await cli("runs", "watcher")).stdout;
     }
     expect(listed).toMatch(/frun_[0-9a-f]{32} succeeded ×1 contact\.created/);
-    // A cron run now, without waiting for 08:00.
-    const started = await cli("runs", "start", "watcher");
-    expect(started.code).toBe(0);
-    expect(json(started.stdout)).toMatchObject({ trigger: "cron", schedule: "0 8 * * *", status: "pending" });
-    const unknown = await cli("runs", "start", "watcher", "--cron", "0 9 * * *");
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("unknown_schedule");
     expect((await cli("deploy", dir, "--no-triggers")).code).toBe(0);
     expect(json((await cli("get", "watcher")).stdout).triggers).toEqual([]);
     const bad = await cli("deploy", dir, "--cron", "0 8 * *");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("triggers[0].schedule");
+  });
+
+  it("starts a cron run now, without waiting for the schedule", async () => {
+    const dir = fnDir("morning", { "index.ts": `export default () => new Response(null, { status: 204 });` });
+    expect((await cli("deploy", dir, "--cron", "0 8 * * *")).code).toBe(0);
+    const started = await cli("runs", "start", "morning");
+    expect(started.code).toBe(0);
+    expect(json(started.stdout)).toMatchObject({ trigger: "cron", schedule: "0 8 * * *", status: "pending" });
+    const unknown = await cli("runs", "start", "morning", "--cron", "0 9 * * *");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown_schedule");
   });
 
   it("deletes a function; getting or invoking it afterwards is a 404 (exit 1)", async () => {
