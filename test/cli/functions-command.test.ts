@@ -6,7 +6,9 @@ import { runCli, startServerProcess, type ServerProcess } from "../helpers/proce
 import { startFakeRemote, type FakeRemote } from "./fake-remote.ts";
 
 /** `tessera functions …` as a developer runs it: the real CLI process against a real server process. */
-describe("tessera functions against a running server", () => {
+// Every CLI call starts a Node process with the TypeScript loader: 2–5 s each when the full suite loads
+// the machine, so a test of six calls needs more than the default 30 s.
+describe("tessera functions against a running server", { timeout: 90_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "tessera-cli-e2e-"));
   const dataDir = join(root, "data");
   let server: ServerProcess;
@@ -170,11 +172,17 @@ export default {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "Dorothy Vaughan" }),
     });
-    let listed = "";
-    for (let i = 0; i < 50 && !/succeeded/.test(listed); i++) {
+    // Waits over HTTP (each CLI call starts a Node process: seconds on a loaded machine), then lists once.
+    const statuses = async () => {
+      const answer = await fetch(`${server.url}/v1/functions/watcher/runs`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return ((await answer.json()) as { data: Array<{ status: string }> }).data.map((run) => run.status);
+    };
+    for (let i = 0; i < 100 && !(await statuses()).includes("succeeded"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = (await cli("runs", "watcher")).stdout;
     }
+    const listed = (await cli("runs", "watcher")).stdout;
     expect(listed).toMatch(/frun_[0-9a-f]{32} succeeded ×1 contact\.created/);
     expect((await cli("deploy", dir, "--no-triggers")).code).toBe(0);
     expect(json((await cli("get", "watcher")).stdout).triggers).toEqual([]);
