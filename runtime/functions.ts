@@ -37,7 +37,7 @@ import {
   type Trigger,
 } from "./function-schemas.ts";
 import { renderRun } from "./function-runs.ts";
-import { checkTriggers, CRON_RUN_ATTEMPTS, RUNS_CHANNEL, subscribe } from "./triggers.ts";
+import { checkTriggers, insertCronRuns, RUNS_CHANNEL, subscribe } from "./triggers.ts";
 
 export interface FunctionServiceOptions {
   store: Store;
@@ -471,18 +471,9 @@ export function createFunctionService(options: FunctionServiceOptions): Function
           `Function '${fn.name}' has no schedule '${schedule}': one of ${list(schedules)}`,
         );
       }
-      const now = clock.now().toISOString();
-      const rows = await store.query(
-        `INSERT INTO function_runs (id, org_id, function_id, trigger, schedule, scheduled_for, max_attempts,
-           next_attempt_at, created_at, updated_at)
-         VALUES ('frun_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, 'cron', $3, $4::timestamptz, $5,
-           $4::timestamptz, $4::timestamptz, $4::timestamptz)
-         ON CONFLICT DO NOTHING RETURNING *`,
-        [orgId, fn.id, schedule, now, CRON_RUN_ATTEMPTS],
-      );
-      if (!rows[0]) throw new AppError("conflict", `A run of '${schedule}' was started at this very moment`);
-      await store.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
-      return renderRun(rows[0]);
+      const [run] = await insertCronRuns(store, clock.now(), [{ orgId, functionId: fn.id, schedule }]);
+      if (!run) throw new AppError("conflict", `A run of '${schedule}' was started at this very moment`);
+      return renderRun(run);
     },
   };
 }

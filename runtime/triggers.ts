@@ -1,6 +1,6 @@
 import cron from "node-cron";
 import { AppError, cronProblem, type FieldError } from "../core/index.ts";
-import type { Queryable } from "../store/index.ts";
+import type { Queryable, Row } from "../store/index.ts";
 import type { Trigger } from "./function-schemas.ts";
 
 /**
@@ -107,7 +107,20 @@ export async function queueCronRuns(db: Queryable, now: Date): Promise<number> {
       .filter((entry) => safeMatch(entry, minute))
       .map((entry) => ({ orgId: fn.org_id, functionId: fn.id, schedule: entry.schedule })),
   );
-  if (due.length === 0) return 0;
+  return (await insertCronRuns(db, minute, due)).length;
+}
+
+/**
+ * Queues a cron run for each of `due` at `scheduledFor` (its `scheduled_time`) and wakes the
+ * workers; one already queued for the same function, schedule and instant is left as it is.
+ * Returns the rows made.
+ */
+export async function insertCronRuns(
+  db: Queryable,
+  scheduledFor: Date,
+  due: Array<{ orgId: string; functionId: string; schedule: string }>,
+): Promise<Row[]> {
+  if (due.length === 0) return [];
   const queued = await db.query(
     `INSERT INTO function_runs (id, org_id, function_id, trigger, schedule, scheduled_for, max_attempts,
        next_attempt_at, created_at, updated_at)
@@ -115,9 +128,9 @@ export async function queueCronRuns(db: Queryable, now: Date): Promise<number> {
        $1::timestamptz, $2, $1::timestamptz, $1::timestamptz, $1::timestamptz
      FROM unnest($3::text[], $4::text[], $5::text[]) AS due (org_id, function_id, schedule)
      ON CONFLICT DO NOTHING
-     RETURNING 1`,
+     RETURNING *`,
     [
-      minute.toISOString(),
+      scheduledFor.toISOString(),
       CRON_RUN_ATTEMPTS,
       due.map((d) => d.orgId),
       due.map((d) => d.functionId),
@@ -125,7 +138,7 @@ export async function queueCronRuns(db: Queryable, now: Date): Promise<number> {
     ],
   );
   if (queued.length > 0) await db.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
-  return queued.length;
+  return queued;
 }
 
 /** A schedule checked at deploy never throws here; one that does (a node-cron upgrade) is skipped, not fatal. */
