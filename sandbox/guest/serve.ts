@@ -121,7 +121,7 @@ function engine(name: string) {
  * each serves every request of the isolate: building them was most of a trivial
  * request's work in the guest.
  */
-let shared: PropertyDescriptorMap | undefined;
+let shared: { engines: object; platform: object } | undefined;
 
 /** Each ctx's request: what the shared `snapshot` getter and `waitUntil` act for. */
 const ctxRequests = new WeakMap<object, Slot>();
@@ -153,8 +153,11 @@ function value(this: unknown, promise: unknown): void {
   });
 }
 
+/** Descriptors made once: `defineProperties` with a descriptor map converted five each request. */
+const SNAPSHOT: PropertyDescriptor = { enumerable: true, configurable: true, get };
+const WAIT_UNTIL: PropertyDescriptor = { value };
 /** A no-op with the same `.name` ("value") as `waitUntil`. */
-const PASS_THROUGH = { value: () => {} };
+const PASS_THROUGH: PropertyDescriptor = { value: () => {} };
 
 /**
  * `ctx`: the context's own fields (parsed straight from the host's JSON, `user` first),
@@ -165,25 +168,16 @@ const PASS_THROUGH = { value: () => {} };
  */
 function makeCtx(state: Slot, context: string): Record<string, unknown> {
   shared ??= {
-    snapshot: { enumerable: true, configurable: true, get },
-    engines: {
-      enumerable: true,
-      configurable: true,
-      writable: true,
-      value: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
-    },
-    platform: {
-      enumerable: true,
-      configurable: true,
-      writable: true,
-      value: Object.freeze({ fetch: platformFetch }),
-    },
-    waitUntil: { value },
-    passThroughOnException: PASS_THROUGH,
+    engines: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
+    platform: Object.freeze({ fetch: platformFetch }),
   };
   const ctx = JSON.parse(context) as Record<string, unknown>;
   ctx.user ??= null;
-  Object.defineProperties(ctx, shared);
+  Object.defineProperty(ctx, "snapshot", SNAPSHOT);
+  ctx.engines = shared.engines;
+  ctx.platform = shared.platform;
+  Object.defineProperty(ctx, "waitUntil", WAIT_UNTIL);
+  Object.defineProperty(ctx, "passThroughOnException", PASS_THROUGH);
   ctxRequests.set(ctx, state);
   return Object.freeze(ctx);
 }

@@ -21,5 +21,13 @@ describe("random ids and credentials", () => {
     expect(safeEqual("sk_live_abc", "sk_live_abc")).toBe(true);
     expect(safeEqual("sk_live_abc", "sk_live_abd")).toBe(false);
     expect(safeEqual("sk_live_abc", "sk_live_ab")).toBe(false);
+    expect(safeEqual("sk_live_ab", "sk_live_abc")).toBe(false);
+    expect(safeEqual("xk_live_abc", "sk_live_abc")).toBe(false);
+    expect(safeEqual("", "")).toBe(true);
+    expect(safeEqual("", "a")).toBe(false);
+    expect(safeEqual("café", "cafe")).toBe(false);
+    expect(safeEqual("café", "café")).toBe(true);
+    // A length mismatch compares the first string with itself: it must still say no.
+    expect(safeEqual("aaaa", "aaaaa")).toBe(false);
   });
 });
