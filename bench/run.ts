@@ -106,8 +106,9 @@ async function main(): Promise<number> {
 }
 
 function table(results: BenchResult[], tiny: boolean): string {
+  // Ratios to two places: a target at 0.5× or 1× is not decided by "0.5 ×" or "1.0 ×".
   const format = (value: number, unit: string) =>
-    unit === "ms" ? `${value.toFixed(2)} ms` : `${value.toFixed(1)} ${unit}`;
+    unit === "ms" || unit === "×" ? `${value.toFixed(2)} ${unit}` : `${value.toFixed(1)} ${unit}`;
   const lines: string[][] = [["benchmark", "subject", "median", "p99", "req/s", "vs anchor"]];
   for (const result of results) {
     for (const row of result.rows) {
