@@ -102,6 +102,8 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
     TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
     TESSERA_FUNCTION_RUN_CONCURRENCY: int(8, 1),
+    // The scheduler's tick history is kept 7 days: a missed instant further back cannot be known.
+    TESSERA_FUNCTION_CRON_CATCHUP_HOURS: z.coerce.number().int().min(0).max(168).optional().default(24),
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
     TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
     TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
@@ -178,6 +180,11 @@ export interface FunctionConfig {
   readonly idleTimeoutMs: number;
   /** Trigger runs (events, cron) one worker process runs at once. */
   readonly runConcurrency: number;
+  /**
+   * After the scheduler missed minutes (no node was running it), each cron schedule's latest
+   * instant missed within this many hours is run once at its next tick; 0 runs none.
+   */
+  readonly cronCatchUpHours: number;
 }
 
 export interface FunctionLimits {
@@ -246,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       memoryBudgetMb: e.TESSERA_FUNCTION_MEMORY_BUDGET_MB,
       idleTimeoutMs: e.TESSERA_FUNCTION_IDLE_TIMEOUT_MS,
       runConcurrency: e.TESSERA_FUNCTION_RUN_CONCURRENCY,
+      cronCatchUpHours: e.TESSERA_FUNCTION_CRON_CATCHUP_HOURS,
     }),
   });
 }

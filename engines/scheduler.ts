@@ -7,7 +7,19 @@ export interface ScheduledJob {
   name: string;
   /** node-cron expression, e.g. `0 * * * *` for hourly. */
   schedule: string;
-  run(ctx: { store: Store; now: Date; log: Logger }): Promise<void>;
+  run(ctx: ScheduledJobContext): Promise<void>;
+}
+
+export interface ScheduledJobContext {
+  store: Store;
+  now: Date;
+  log: Logger;
+  /**
+   * The minute of this job's latest earlier tick that finished without an error, or null
+   * (none in the kept history). Minutes between it and `now` were missed: no node ran them.
+   * Absent when a job is run by hand.
+   */
+  previousTick?: () => Promise<Date | null>;
 }
 
 export interface SchedulerOptions {
@@ -46,8 +58,16 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (claimed.length === 0) return "skipped";
     running++;
     let error: string | null = null;
+    const previousTick = async (): Promise<Date | null> => {
+      const [row] = await store.query<{ tick: Date | string | null }>(
+        `SELECT max(tick) AS tick FROM scheduled_runs
+         WHERE job = $1 AND tick < $2::timestamptz AND finished_at IS NOT NULL AND error IS NULL`,
+        [name, minute.toISOString()],
+      );
+      return row?.tick ? new Date(row.tick) : null;
+    };
     try {
-      await job.run({ store, now: at, log: log.child({ job: name }) });
+      await job.run({ store, now: at, log: log.child({ job: name }), previousTick });
     } catch (cause) {
       error = (cause as Error).message;
       log.error("scheduled job failed", { job: name, error: cause });

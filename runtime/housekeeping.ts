@@ -16,8 +16,9 @@ export async function purgeFunctionLogs(db: Queryable, before: Date): Promise<nu
 }
 
 /**
- * Functions' scheduled work: cron triggers queue their runs each minute; log lines and
- * finished runs are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS.
+ * Functions' scheduled work: cron triggers queue their runs each minute (and, after minutes
+ * no node ran, each schedule's latest missed instant within TESSERA_FUNCTION_CRON_CATCHUP_HOURS);
+ * log lines and finished runs are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS.
  */
 export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] {
   return [
@@ -35,8 +36,12 @@ export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] 
     {
       name: "function-crons",
       schedule: "* * * * *",
-      async run({ store, now, log }) {
-        const queued = await queueCronRuns(store, now);
+      async run({ store, now, log, previousTick }) {
+        const catchUp = previousTick && {
+          since: await previousTick(),
+          windowMs: config.functions.cronCatchUpHours * 3_600_000,
+        };
+        const queued = await queueCronRuns(store, now, catchUp);
         if (queued > 0) log.debug("queued cron runs", { queued });
       },
     },

@@ -81,33 +81,78 @@ export async function subscribe(
   );
 }
 
+const MINUTE_MS = 60_000;
+/** Parsed schedules kept between ticks (node-cron registers every task it makes; evicted ones are destroyed). */
+const MAX_MATCHERS = 1_000;
+const matchers = new Map<string, ReturnType<typeof cron.createTask>>();
+
 /** Whether `schedule` (in `timezone`) falls due in the minute starting at `minute`, as node-cron reads it. */
 export function cronMatches(schedule: string, timezone: string, minute: Date): boolean {
-  // A task that is never started: node-cron's own matcher, with its time-zone handling.
-  const task = cron.createTask(schedule, () => undefined, { timezone });
-  try {
-    return task.match(minute);
-  } finally {
-    void task.destroy();
+  const key = `${timezone}\u0000${schedule}`;
+  let task = matchers.get(key);
+  if (!task) {
+    if (matchers.size >= MAX_MATCHERS) {
+      for (const old of matchers.values()) void old.destroy();
+      matchers.clear();
+    }
+    // A task that is never started: node-cron's own matcher, with its time-zone handling.
+    task = cron.createTask(schedule, () => undefined, { timezone });
+    matchers.set(key, task);
   }
+  return task.match(minute);
+}
+
+/** What the scheduler missed: cron instants after `since` and within `windowMs` of now. */
+export interface CronCatchUp {
+  /** The last minute whose runs were queued (the job's previous finished tick); null: none known. */
+  since: Date | null;
+  windowMs: number;
 }
 
 /**
  * Queues a run for every cron schedule due in the minute of `now`; returns how many.
  * The scheduler runs this once per minute on one node; the unique (function, schedule,
  * minute) makes a repeat harmless anyway.
+ *
+ * With `catchUp`, a schedule not due now that fell due in the minutes the scheduler missed
+ * (after `since`, within the window, and not before the function last changed) gets one run,
+ * for the latest such instant: as a Kubernetes CronJob or a persistent systemd timer does, a
+ * daily job runs once after an outage, not once per missed day, and not never.
  */
-export async function queueCronRuns(db: Queryable, now: Date): Promise<number> {
-  const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const functions = await db.query<{ id: string; org_id: string; crons: CronEntry[] }>(
-    "SELECT id, org_id, crons FROM functions WHERE crons IS NOT NULL",
-  );
-  const due = functions.flatMap((fn) =>
-    fn.crons
-      .filter((entry) => safeMatch(entry, minute))
-      .map((entry) => ({ orgId: fn.org_id, functionId: fn.id, schedule: entry.schedule })),
-  );
-  return (await insertCronRuns(db, minute, due)).length;
+export async function queueCronRuns(db: Queryable, now: Date, catchUp?: CronCatchUp): Promise<number> {
+  const minute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
+  const missedFrom = catchUp?.since
+    ? Math.max(catchUp.since.getTime() + MINUTE_MS, minute - catchUp.windowMs)
+    : Number.POSITIVE_INFINITY;
+  const functions = await db.query<{
+    id: string;
+    org_id: string;
+    crons: CronEntry[];
+    updated_at: Date | string;
+  }>("SELECT id, org_id, crons, updated_at FROM functions WHERE crons IS NOT NULL");
+  const due = new Map<number, Array<{ orgId: string; functionId: string; schedule: string }>>();
+  const searching = missedFrom < minute;
+  for (const [index, fn] of functions.entries()) {
+    // A search back through a long gap costs ~15 ms per schedule and day: let other work through.
+    if (searching && index > 0 && index % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+    const from = Math.max(missedFrom, new Date(fn.updated_at).getTime());
+    for (const entry of fn.crons) {
+      const at = safeMatch(entry, minute) ? minute : lastMissed(entry, from, minute);
+      if (at === undefined) continue;
+      const list = due.get(at) ?? [];
+      due.set(at, list);
+      list.push({ orgId: fn.org_id, functionId: fn.id, schedule: entry.schedule });
+    }
+  }
+  let queued = 0;
+  for (const [at, list] of due) queued += (await insertCronRuns(db, new Date(at), list)).length;
+  return queued;
+}
+
+/** The latest minute in [from, before) at which `entry` fell due, or undefined. */
+function lastMissed(entry: CronEntry, from: number, before: number): number | undefined {
+  for (let at = before - MINUTE_MS; at >= from; at -= MINUTE_MS) if (safeMatch(entry, at)) return at;
+  return undefined;
 }
 
 /**
@@ -142,9 +187,9 @@ export async function insertCronRuns(
 }
 
 /** A schedule checked at deploy never throws here; one that does (a node-cron upgrade) is skipped, not fatal. */
-function safeMatch(entry: CronEntry, minute: Date): boolean {
+function safeMatch(entry: CronEntry, minute: number): boolean {
   try {
-    return cronMatches(entry.schedule, entry.timezone, minute);
+    return cronMatches(entry.schedule, entry.timezone, new Date(minute));
   } catch {
     return false;
   }

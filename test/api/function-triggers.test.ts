@@ -360,6 +360,73 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await t.request("DELETE", "/v1/functions/nightly", { key: org.key });
   });
 
+  it("after minutes no node ran, runs each schedule's latest missed instant once, within the window", async () => {
+    // Deployed Thursday 2026-01-15 10:00 UTC; the scheduler's last tick was 10:05 that day.
+    const fn = await deploy("catch-up", {
+      triggers: [
+        { type: "cron", schedule: "0 9 * * *" }, // daily: missed Friday and Saturday, run once, for Saturday
+        { type: "cron", schedule: "*/15 * * * *" }, // due now: the tick's own run, no catch-up
+        { type: "cron", schedule: "0 10 * * fri" }, // missed Friday 10:00, inside the window
+        { type: "cron", schedule: "0 8 16 1 *" }, // missed Friday 08:00, before the 24 h window
+      ],
+    });
+    t.clock.set("2026-01-17T08:30:00Z");
+    // Deployed after the instants it would have missed (08:00 each day): nothing to catch up.
+    const late = await deploy("late-deploy", { triggers: [{ type: "cron", schedule: "0 8 * * *" }] });
+    const runsOfFn = async (id: string) =>
+      (
+        await store.query<{ schedule: string; scheduled_for: Date }>(
+          "SELECT schedule, scheduled_for FROM function_runs WHERE function_id = $1 ORDER BY scheduled_for, schedule",
+          [id],
+        )
+      ).map((row) => `${row.schedule}@${row.scheduled_for.toISOString()}`);
+    const [job] = functionJobs(t.config).filter((j) => j.name === "function-crons");
+    const tick = (now: string, since: string | null) =>
+      job!.run({
+        store,
+        now: new Date(now),
+        log: silentLogger,
+        previousTick: () => Promise.resolve(since === null ? null : new Date(since)),
+      });
+
+    // No earlier tick known (a first start): only what is due now.
+    await tick("2026-01-17T09:30:10Z", null);
+    expect(await runsOfFn(fn.body.id)).toEqual(["*/15 * * * *@2026-01-17T09:30:00.000Z"]);
+    await tick("2026-01-17T09:30:10Z", "2026-01-15T10:05:00Z");
+    // The same tick again (a repeat, a second node): nothing more.
+    await tick("2026-01-17T09:30:40Z", "2026-01-15T10:05:00Z");
+    expect(await runsOfFn(fn.body.id)).toEqual([
+      "0 10 * * fri@2026-01-16T10:00:00.000Z",
+      "0 9 * * *@2026-01-17T09:00:00.000Z",
+      "*/15 * * * *@2026-01-17T09:30:00.000Z",
+    ]);
+    expect(await runsOfFn(late.body.id)).toEqual([]);
+
+    // The worker runs a caught-up run as the tick it stands for.
+    t.clock.set("2026-01-17T09:31:00Z");
+    expect(await worker.runOnce()).toBe(3);
+    const [daily] = (await runsOf("catch-up", "?trigger=cron")).filter((run) => run.schedule === "0 9 * * *");
+    expect(daily).toMatchObject({ status: "succeeded", scheduled_for: "2026-01-17T09:00:00Z" });
+    expect(await seen(daily!.id as string)).toMatchObject({
+      body: { object: "cron_tick", scheduled_time: "2026-01-17T09:00:00Z" },
+    });
+
+    // With the window at 0 hours, nothing missed is run.
+    const none = functionJobs({
+      functions: { ...t.config.functions, cronCatchUpHours: 0 },
+    }).find((j) => j.name === "function-crons")!;
+    await none.run({
+      store,
+      now: new Date("2026-01-18T09:01:00Z"),
+      log: silentLogger,
+      previousTick: () => Promise.resolve(new Date("2026-01-17T09:31:00Z")),
+    });
+    expect(await runsOfFn(fn.body.id)).toHaveLength(3);
+    for (const name of ["catch-up", "late-deploy"]) {
+      await t.request("DELETE", `/v1/functions/${name}`, { key: org.key });
+    }
+  });
+
   it("runs the overdue-reminder example, unchanged, on a weekday-morning cron schedule", async () => {
     const files = await collectUpload(join(EXAMPLES, "overdue-reminder"));
     const deployed = await deploy("overdue-reminder", {

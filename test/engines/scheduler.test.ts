@@ -47,4 +47,42 @@ describe.each(storeKinds())("scheduler on $name", (kind) => {
     expect(rows[0]?.error).toBe("boom");
     await scheduler.dispose();
   });
+
+  it("tells a job the minute of its latest earlier tick that finished without an error", async () => {
+    const name = `prev-${Math.random().toString(36).slice(2)}`;
+    const seen: Array<string | null> = [];
+    let fail = false;
+    const scheduler = createScheduler({
+      store,
+      clock: new FakeClock("2025-06-01T10:00:00Z"),
+      log: silentLogger,
+      jobs: [
+        {
+          name,
+          schedule: "0 0 1 1 *",
+          async run({ previousTick }) {
+            seen.push((await previousTick!())?.toISOString() ?? null);
+            if (fail) throw new Error("boom");
+          },
+        },
+      ],
+    });
+    await scheduler.tick(name, new Date("2025-06-01T10:00:20Z"));
+    await scheduler.tick(name, new Date("2025-06-01T10:01:00Z"));
+    fail = true;
+    await scheduler.tick(name, new Date("2025-06-01T10:02:00Z"));
+    fail = false;
+    // Minutes no node ran (10:03–10:06), then a tick: the failed 10:02 does not count as done.
+    await scheduler.tick(name, new Date("2025-06-01T10:07:00Z"));
+    // A tick run late for an earlier minute sees only the ticks before it.
+    await scheduler.tick(name, new Date("2025-06-01T10:05:00Z"));
+    expect(seen).toEqual([
+      null,
+      "2025-06-01T10:00:00.000Z",
+      "2025-06-01T10:01:00.000Z",
+      "2025-06-01T10:01:00.000Z",
+      "2025-06-01T10:01:00.000Z",
+    ]);
+    await scheduler.dispose();
+  });
 });
