@@ -7,7 +7,6 @@ import type { Authenticated, Authenticator } from "./middleware/auth.ts";
 import { readIncoming } from "./middleware/json-body.ts";
 import { requestIdFrom } from "./middleware/request-id.ts";
 import { recordRequest } from "./observe.ts";
-import { endTogether } from "./end-together.ts";
 import { asAppError, problemParts } from "./problem.ts";
 import { invocationHeaders, isApiKeyHeader, serveInvocation } from "./routes/functions.ts";
 
@@ -94,7 +93,7 @@ async function serve(
         "x-request-id": requestId,
         "content-length": Buffer.byteLength(problem.body),
       });
-      endTogether(res, problem.body);
+      res.end(problem.body);
     }
   } finally {
     const seconds = (performance.now() - started) / 1000;
@@ -111,8 +110,8 @@ async function serve(
 
 /**
  * Writes a function's response: headers once (Node's own validation stands guard over what
- * the guest sent), a whole body in the same write at the end of the turn (`endTogether`), a
- * stream chunk by chunk with backpressure, cancelled when the client goes away.
+ * the guest sent), a whole body in the same write (at the end of the turn, with the others:
+ * end-together.ts), a stream chunk by chunk with backpressure, cancelled when the client goes away.
  */
 async function write(
   res: ServerResponse,
@@ -145,7 +144,7 @@ async function write(
     });
   }
   if (whole) {
-    endTogether(res, body);
+    res.end(body);
     return;
   }
   await pipe(body, res);

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
+import { EndTogetherResponse } from "./end-together.ts";
 
 /**
  * Listens on `hostname:port` (0: any free port) for `app`, with `dataPlane` (when given)
- * offered each request first: it takes function invocations (api/data-plane.ts).
+ * offered each request first: it takes function invocations (api/data-plane.ts). Every
+ * response, the app's and the data plane's, ends with the rest of its turn's (end-together.ts).
  */
 export function listen(
   api: {
@@ -15,7 +17,8 @@ export function listen(
 ): Promise<Server> {
   const { dataPlane } = api;
   const app = getRequestListener(api.app.fetch, { hostname });
-  const server = createServer((req, res) => {
+  // Responses end together once per turn of the event loop (end-together.ts).
+  const server = createServer({ ServerResponse: EndTogetherResponse }, (req, res) => {
     if (!dataPlane?.(req, res)) void app(req, res);
   });
   return new Promise((resolve, reject) => {
