@@ -7,7 +7,7 @@
  * Prints one line of JSON: a LoadReport.
  */
 import http from "node:http";
-import { machineCpuS, processCpuS } from "./processes.ts";
+import { machineCpuS, processCpuS } from "./cpu.ts";
 
 export interface LoadOptions {
   url: string;

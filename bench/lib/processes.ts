@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { LoadOptions, LoadReport } from "./load.ts";
 
@@ -73,32 +72,6 @@ export function runForJson<T>(args: string[]): Promise<T> {
       }
     });
   });
-}
-
-const TICKS_PER_S = 100;
-
-/** CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
-export function processCpuS(pid: number): number | undefined {
-  try {
-    // Fields after the parenthesized command: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU seconds of the whole machine so far, summed over cores (Linux /proc). */
-export function machineCpuS(): { busy: number; steal: number } | undefined {
-  try {
-    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
-    // user nice system idle iowait irq softirq steal …; guest time is already inside user.
-    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-    const busy = (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0);
-    return { busy: busy / TICKS_PER_S, steal: (steal ?? 0) / TICKS_PER_S };
-  } catch {
-    return undefined;
-  }
 }
 
 const LOAD = fileURLToPath(new URL("./load.ts", import.meta.url));
