@@ -37,10 +37,18 @@ export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] 
       name: "function-crons",
       schedule: "* * * * *",
       async run({ store, now, log, previousTick }) {
-        const catchUp = previousTick && {
-          since: await previousTick(),
-          windowMs: config.functions.cronCatchUpHours * 3_600_000,
-        };
+        const since = previousTick ? await previousTick() : null;
+        const windowMs = config.functions.cronCatchUpHours * 3_600_000;
+        const missed = since
+          ? (Math.floor(now.getTime() / 60_000) * 60_000 - since.getTime()) / 60_000 - 1
+          : 0;
+        if (missed > 0 && windowMs > 0) {
+          log.info("the scheduler missed minutes: running cron schedules that fell due meanwhile", {
+            since,
+            missed_minutes: missed,
+          });
+        }
+        const catchUp = previousTick && { since, windowMs };
         const queued = await queueCronRuns(store, now, catchUp);
         if (queued > 0) log.debug("queued cron runs", { queued });
       },

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { collectUpload } from "../../cli/functions.ts";
-import { silentLogger } from "../../core/index.ts";
+import { createLogger, silentLogger } from "../../core/index.ts";
 import {
   createFunctionRunWorker,
   cronMatches,
@@ -381,11 +381,13 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
         )
       ).map((row) => `${row.schedule}@${row.scheduled_for.toISOString()}`);
     const [job] = functionJobs(t.config).filter((j) => j.name === "function-crons");
+    const logged: Array<Record<string, unknown>> = [];
+    const log = createLogger({ level: "info", write: (line) => logged.push(JSON.parse(line)) });
     const tick = (now: string, since: string | null) =>
       job!.run({
         store,
         now: new Date(now),
-        log: silentLogger,
+        log,
         previousTick: () => Promise.resolve(since === null ? null : new Date(since)),
       });
 
@@ -401,6 +403,16 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       "*/15 * * * *@2026-01-17T09:30:00.000Z",
     ]);
     expect(await runsOfFn(late.body.id)).toEqual([]);
+    // The operator is told, once per tick that follows a gap.
+    expect(logged).toMatchObject([
+      {
+        level: "info",
+        msg: "the scheduler missed minutes: running cron schedules that fell due meanwhile",
+        since: "2026-01-15T10:05:00.000Z",
+        missed_minutes: 2844,
+      },
+      { missed_minutes: 2844 },
+    ]);
 
     // The worker runs a caught-up run as the tick it stands for.
     t.clock.set("2026-01-17T09:31:00Z");
