@@ -6,7 +6,11 @@ import { withDeadline } from "../core/index.ts";
  */
 const BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-interface Histogram {
+/** One method and route: its requests by status and its latency histogram. */
+interface Series {
+  /** `method="…",route="…"`, made once. */
+  labels: string;
+  byStatus: Map<number, number>;
   counts: number[];
   sum: number;
   count: number;
@@ -33,8 +37,9 @@ export interface Metrics {
 }
 
 export function createMetrics(): Metrics {
-  const requests = new Map<string, number>();
-  const durations = new Map<string, Histogram>();
+  // Method → route → series: looked up by the strings as they come (no label text made per
+  // request, which cost a string build and hash each time).
+  const series = new Map<string, Map<string, Series>>();
   const gauges: Array<{ name: string; help: string; read: () => number; type: "gauge" | "counter" }> = [];
   const collectors: Array<() => Promise<MetricSample[]>> = [];
   let collectFailures = 0;
@@ -53,17 +58,18 @@ export function createMetrics(): Metrics {
 
   return {
     observeRequest(method, route, status, seconds) {
-      const key = `method="${method}",route="${route}",status="${status}"`;
-      requests.set(key, (requests.get(key) ?? 0) + 1);
-      const hKey = `method="${method}",route="${route}"`;
-      let histogram = durations.get(hKey);
-      if (!histogram) {
-        histogram = { counts: BUCKETS_S.map(() => 0), sum: 0, count: 0 };
-        durations.set(hKey, histogram);
+      let routes = series.get(method);
+      if (!routes) series.set(method, (routes = new Map<string, Series>()));
+      let one = routes.get(route);
+      if (!one) {
+        const labels = `method="${method}",route="${route}"`;
+        one = { labels, byStatus: new Map(), counts: BUCKETS_S.map(() => 0), sum: 0, count: 0 };
+        routes.set(route, one);
       }
-      for (let i = 0; i < BUCKETS_S.length; i++) if (seconds <= BUCKETS_S[i]!) histogram.counts[i]!++;
-      histogram.sum += seconds;
-      histogram.count++;
+      one.byStatus.set(status, (one.byStatus.get(status) ?? 0) + 1);
+      for (let i = 0; i < BUCKETS_S.length; i++) if (seconds <= BUCKETS_S[i]!) one.counts[i]!++;
+      one.sum += seconds;
+      one.count++;
     },
     gauge(name, help, read, type = "gauge") {
       gauges.push({ name, help, read, type });
@@ -77,12 +83,18 @@ export function createMetrics(): Metrics {
         "# HELP tessera_http_requests_total HTTP requests by method, route and status.",
         "# TYPE tessera_http_requests_total counter",
       ];
-      for (const [labels, value] of requests) lines.push(`tessera_http_requests_total{${labels}} ${value}`);
+      const all = [...series.values()].flatMap((routes) => [...routes.values()]);
+      for (const { labels, byStatus } of all) {
+        for (const [status, value] of byStatus) {
+          lines.push(`tessera_http_requests_total{${labels},status="${status}"} ${value}`);
+        }
+      }
       lines.push(
         "# HELP tessera_http_request_duration_seconds HTTP request latency.",
         "# TYPE tessera_http_request_duration_seconds histogram",
       );
-      for (const [labels, h] of durations) {
+      for (const h of all) {
+        const { labels } = h;
         BUCKETS_S.forEach((le, i) =>
           lines.push(`tessera_http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`),
         );

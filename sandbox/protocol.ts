@@ -26,8 +26,28 @@ const isPair = (item: unknown): boolean =>
   item[0].length <= MAX_NAME &&
   item[1].length <= MAX_VALUE;
 
+/**
+ * Responses of one function mostly carry the same headers (`Response.json`'s content-type, a
+ * CORS set): their checked pairs are kept by text, frozen, so the common case is one lookup.
+ */
+const KNOWN_PAIRS_MAX = 256;
+const KNOWN_TEXT_MAX = 1024;
+const knownPairs = new Map<string, Array<[string, string]>>();
+
 /** Header pairs from their JSON text (the bounds of `Pairs`), or undefined. */
 function parsePairs(text: string): Array<[string, string]> | undefined {
+  const known = knownPairs.get(text);
+  if (known) return known;
+  const pairs = checkPairs(text);
+  if (pairs && text.length <= KNOWN_TEXT_MAX) {
+    if (knownPairs.size >= KNOWN_PAIRS_MAX) knownPairs.clear();
+    for (const pair of pairs) Object.freeze(pair);
+    knownPairs.set(text, Object.freeze(pairs) as Array<[string, string]>);
+  }
+  return pairs;
+}
+
+function checkPairs(text: string): Array<[string, string]> | undefined {
   if (text.length > 8_000_000) return undefined;
   let value: unknown;
   try {
