@@ -356,29 +356,48 @@ export function createCachedDataSaver(
 }
 
 function toGuestRequest(fn: ActiveFunction, request: IncomingInvocation) {
-  const principal = request.principal;
   return {
     requestId: request.requestId,
     method: request.method,
     url: request.url,
     headers: request.headers,
     body: request.body,
-    context: {
-      user: principal
-        ? {
-            type: "api_key",
-            key_id: principal.keyId,
-            organization_id: principal.orgId,
-            organization: principal.orgName,
-            kind: principal.kind,
-            scopes: principal.scopes,
-          }
-        : null,
-      function: { id: fn.functionId, name: fn.name, version: fn.version },
-      organization_id: fn.orgId,
-      request_id: request.requestId,
-    },
+    context: contextOf(fn, request.principal),
   };
+}
+
+type GuestContext = { user: unknown; [k: string]: unknown };
+/**
+ * One context object per function lookup and caller (both cached objects), so the sandbox
+ * serializes it once (it keeps the text by identity) and the guest parses it once.
+ */
+const contexts = new WeakMap<
+  ActiveFunction,
+  { anonymous?: GuestContext; byCaller: WeakMap<KeyPrincipal, GuestContext> }
+>();
+
+function contextOf(fn: ActiveFunction, principal: KeyPrincipal | undefined): GuestContext {
+  let forFunction = contexts.get(fn);
+  if (!forFunction) contexts.set(fn, (forFunction = { byCaller: new WeakMap() }));
+  const known = principal ? forFunction.byCaller.get(principal) : forFunction.anonymous;
+  if (known) return known;
+  const context: GuestContext = {
+    user: principal
+      ? {
+          type: "api_key",
+          key_id: principal.keyId,
+          organization_id: principal.orgId,
+          organization: principal.orgName,
+          kind: principal.kind,
+          scopes: principal.scopes,
+        }
+      : null,
+    function: { id: fn.functionId, name: fn.name, version: fn.version },
+    organization_id: fn.orgId,
+  };
+  if (principal) forFunction.byCaller.set(principal, context);
+  else forFunction.anonymous = context;
+  return context;
 }
 
 async function callOp(op: string, args: unknown, orgId: string, state: EngineStateAccess): Promise<unknown> {

@@ -5,6 +5,7 @@ export type { LogLevel };
 
 /** One request for a function, as the runtime hands it to the pool. */
 export interface InvocationRequest {
+  /** `ctx.request_id`, after the context's fields. */
   requestId: string;
   method: string;
   /** The original public URL the function sees. */
@@ -12,7 +13,11 @@ export interface InvocationRequest {
   headers: Array<[string, string]>;
   /** The whole request body (its size is already limited by the API). */
   body: Uint8Array | null;
-  /** JSON-able per-request context: `ctx.user` and any other field become `ctx.<field>`. */
+  /**
+   * JSON-able context: `ctx.user` and any other field become `ctx.<field>`. Its JSON is kept by
+   * the object's identity, so hand the same object to all of one caller's requests and never
+   * change it after its first use.
+   */
   context: { user: unknown; [k: string]: unknown };
 }
 

@@ -371,7 +371,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
       const slot = nextSlot++;
       const state = createRequestState({ slot, io, limits, owner });
       requests.set(slot, state);
-      const { method, url, headers, body, context } = request;
+      const { method, url, headers, body, context, requestId } = request;
       // Headers and context cross as JSON text: isolated-vm copies a string several times
       // faster than an array of pairs (structured clone), and the guest parses it natively.
       enter(
@@ -381,7 +381,8 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
         url,
         JSON.stringify(headers.map(([n, v]) => [n.toLowerCase(), v])),
         body,
-        JSON.stringify(context),
+        contextText(context),
+        requestId,
       );
       return state.response;
     },
@@ -398,6 +399,18 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
       recycle("the platform failed");
     }
   }
+}
+
+/** Context objects' JSON, by identity: a runtime hands the same object to all of one caller's requests. */
+const contextTexts = new WeakMap<object, string>();
+
+function contextText(context: object): string {
+  let text = contextTexts.get(context);
+  if (text === undefined) {
+    text = JSON.stringify(context);
+    contextTexts.set(context, text);
+  }
+  return text;
 }
 
 function cpuLimitError(limits: SandboxLimits, cause?: unknown): AppError {

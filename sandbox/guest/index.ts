@@ -108,11 +108,20 @@ function dispatch(
   c?: unknown,
   d?: unknown,
   e?: unknown,
+  f?: unknown,
 ): unknown {
   if (kind !== "request") requests.enter(slot);
   switch (kind) {
     case "request":
-      startRequest(slot, a as string, b as string, c as string, d as Uint8Array | null, e as string);
+      startRequest(
+        slot,
+        a as string,
+        b as string,
+        c as string,
+        d as Uint8Array | null,
+        e as string,
+        f as string,
+      );
       return undefined;
     case "settle":
       settle(a as number, b as boolean, c);

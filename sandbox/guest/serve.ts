@@ -160,19 +160,53 @@ const WAIT_UNTIL: PropertyDescriptor = { value };
 const PASS_THROUGH: PropertyDescriptor = { value: () => {} };
 
 /**
- * `ctx`: the context's own fields (parsed straight from the host's JSON, `user` first),
- * then a `snapshot` getter, `engines` and `platform`, and the hidden `waitUntil` and
+ * The host's context texts, parsed once each: an isolate serves one function, whose callers
+ * are few, and its context text is the same for all of one caller's requests. A request's
+ * ctx copies the parsed fields (JSON values, so a plain deep copy), several times cheaper
+ * than parsing the text again, and still the request's own to change.
+ */
+const MAX_CONTEXTS = 16;
+const contexts = new Map<string, Record<string, unknown>>();
+
+function copyJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const field = copyJson((value as Record<string, unknown>)[key]);
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, {
+        value: field,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else copy[key] = field;
+  }
+  return copy;
+}
+
+/**
+ * `ctx`: the context's own fields (from the host's JSON, `user` first), `request_id`, then
+ * a `snapshot` getter, `engines` and `platform`, and the hidden `waitUntil` and
  * `passThroughOnException`, frozen. The functions are shared by every request of the
  * isolate (each finds its request through the ctx it is called on), so a request makes
- * one object and no closures.
+ * its fields' copies and no closures.
  */
-function makeCtx(state: Slot, context: string): Record<string, unknown> {
+function makeCtx(state: Slot, context: string, requestId: string): Record<string, unknown> {
   shared ??= {
     engines: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
     platform: Object.freeze({ fetch: platformFetch }),
   };
-  const ctx = JSON.parse(context) as Record<string, unknown>;
+  let fields = contexts.get(context);
+  if (!fields) {
+    fields = JSON.parse(context) as Record<string, unknown>;
+    if (contexts.size >= MAX_CONTEXTS) contexts.clear();
+    contexts.set(context, fields);
+  }
+  const ctx = copyJson(fields) as Record<string, unknown>;
   ctx.user ??= null;
+  ctx.request_id = requestId;
   Object.defineProperty(ctx, "snapshot", SNAPSHOT);
   ctx.engines = shared.engines;
   ctx.platform = shared.platform;
@@ -258,6 +292,7 @@ export function startRequest(
   headers: string,
   body: Uint8Array | null,
   context: string,
+  requestId: string,
 ): void {
   const state: Slot = {
     slot,
@@ -267,7 +302,7 @@ export function startRequest(
     ctx: undefined,
     idleSent: false,
   };
-  state.ctx = makeCtx(state, context);
+  state.ctx = makeCtx(state, context, requestId);
   requests.add(state);
   requests.enter(slot);
   if (!resolved) {

@@ -85,7 +85,7 @@ describe("ctx", () => {
           const seen = user.seen ?? "fresh";
           user.seen = "mutated"; // ctx.user is the caller's own copy: no later request sees this
           return Response.json({
-            shape, seen, frozen: Object.isFrozen(ctx), keys: Object.keys(ctx),
+            shape, seen, frozen: Object.isFrozen(ctx), keys: Object.keys(ctx), requestId: ctx.request_id,
             engines: Object.keys(ctx.engines), finance: Object.keys(ctx.engines.finance),
             deepFrozen: Object.isFrozen(ctx.engines) && Object.isFrozen(ctx.engines.sync) && Object.isFrozen(ctx.platform),
             names: [Object.getOwnPropertyDescriptor(ctx, "snapshot").get.name, ctx.waitUntil.name, ctx.passThroughOnException.name],
@@ -93,13 +93,20 @@ describe("ctx", () => {
         },
       };`);
     const context = { user: { id: "alice" }, function: { id: "fn_1" }, organization_id: "org_a" };
-    const first = await json(await host.invoke(request(undefined, { context }), recordingIO()));
-    const second = await json(await host.invoke(request(undefined, { context }), recordingIO()));
+    // The same context object for both, as the runtime hands one caller's requests: the second
+    // still gets a fresh `user` and its own request id.
+    const first = await json(
+      await host.invoke(request(undefined, { context, requestId: "req_1" }), recordingIO()),
+    );
+    const second = await json(
+      await host.invoke(request(undefined, { context, requestId: "req_2" }), recordingIO()),
+    );
     expect(first).toEqual({
       shape: [
         ["user", "object", true, false, false],
         ["function", "object", true, false, false],
         ["organization_id", "string", true, false, false],
+        ["request_id", "string", true, false, false],
         ["snapshot", "getter", true, null, false],
         ["engines", "object", true, false, false],
         ["platform", "object", true, false, false],
@@ -108,13 +115,14 @@ describe("ctx", () => {
       ],
       seen: "fresh",
       frozen: true,
-      keys: ["user", "function", "organization_id", "snapshot", "engines", "platform"],
+      keys: ["user", "function", "organization_id", "request_id", "snapshot", "engines", "platform"],
       engines: ["finance", "growth", "talent", "sync"],
       finance: ["get", "set", "delete", "list"],
       deepFrozen: true,
       names: ["get", "value", "value"],
+      requestId: "req_1",
     });
-    expect(second).toEqual(first);
+    expect(second).toEqual({ ...first, requestId: "req_2" });
   });
 });
 
