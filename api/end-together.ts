@@ -13,9 +13,10 @@ import { ServerResponse, type IncomingMessage } from "node:http";
  * nearly every one did. Measured on a trivial function: 82 → 60 µs of main-thread CPU per
  * request, 11,900 → 16,000 req/s (bench/README.md, function-invoke).
  *
- * A response waits at most for the requests read in the same turn, which run before it anyway;
- * `writableEnded` and `finish` follow the real end. One that fails to end (a length Node rejects)
- * is destroyed; the rest still end.
+ * A response waits at most for the rest of its turn (the other requests read with it): its
+ * latency grows by that much, and every response's shrinks by the wake-ups saved.
+ * `writableEnded` and `finish` follow the real end. One that fails to end (a length Node
+ * rejects) is destroyed; the rest still end.
  */
 export class EndTogetherResponse<
   Request extends IncomingMessage = IncomingMessage,
