@@ -30,6 +30,9 @@ interface Slot extends RequestSlot {
   abort: AbortController | undefined;
   /** Why the client went away, if it did. */
   cancelled?: Error;
+  /** What `ctx` is made of, when it is made on first use (`Deno.serve` handlers reach it as `Tessera`). */
+  context: string;
+  requestId: string;
 }
 
 export function setEnv(values: Record<string, string>): void {
@@ -216,9 +219,10 @@ function makeCtx(state: Slot, context: string, requestId: string): Record<string
   return Object.freeze(ctx);
 }
 
-/** The `Tessera` global: the ctx of the current request. */
+/** The `Tessera` global: the ctx of the current request, made on first use. */
 export function currentCtx(): unknown {
-  return currentRequest("Tessera").ctx;
+  const state = currentRequest("Tessera") as Slot;
+  return (state.ctx ??= makeCtx(state, state.context, state.requestId));
 }
 
 export function describe(error: unknown): string {
@@ -301,8 +305,11 @@ export function startRequest(
     waitUntil: 0,
     ctx: undefined,
     idleSent: false,
+    context,
+    requestId,
   };
-  state.ctx = makeCtx(state, context, requestId);
+  // A `Deno.serve` handler takes no ctx: it reaches it as `Tessera`, if at all, and it is made then.
+  if (!served) state.ctx = makeCtx(state, context, requestId);
   requests.add(state);
   requests.enter(slot);
   if (!resolved) {

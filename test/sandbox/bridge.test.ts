@@ -72,6 +72,32 @@ describe("interleaved requests in one isolate", () => {
   });
 });
 
+describe("Tessera in a Deno.serve handler", () => {
+  it("is made on first use, after awaits too, once per request, for its own request", async () => {
+    const host = await boot(`
+      Deno.serve(async (request) => {
+        const wait = Number(new URL(request.url).searchParams.get("wait"));
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        const first = Tessera;
+        await null;
+        Tessera.waitUntil(new Promise((resolve) => setTimeout(resolve, 5)));
+        return Response.json({ user: Tessera.user.id, id: Tessera.request_id, same: first === Tessera });
+      });`);
+    const [a, b] = await Promise.all([
+      host.invoke(
+        request("https://fn.example/?wait=20", { context: { user: { id: "alice" } }, requestId: "req_a" }),
+        recordingIO(),
+      ),
+      host.invoke(
+        request("https://fn.example/?wait=1", { context: { user: { id: "bob" } }, requestId: "req_b" }),
+        recordingIO(),
+      ),
+    ]);
+    expect(await json(a)).toEqual({ user: "alice", id: "req_a", same: true });
+    expect(await json(b)).toEqual({ user: "bob", id: "req_b", same: true });
+  });
+});
+
 describe("ctx", () => {
   it("is frozen, with the context's fields, user, a snapshot getter, engines, platform, and hidden waitUntil", async () => {
     const host = await boot(`
