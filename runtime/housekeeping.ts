@@ -48,8 +48,8 @@ export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] 
             missed_minutes: missed,
           });
         }
-        const catchUp = previousTick && { since, windowMs };
-        const queued = await queueCronRuns(store, now, catchUp);
+        // Run by hand (no previousTick), `since` is null: only what is due now.
+        const queued = await queueCronRuns(store, now, { since, windowMs });
         if (queued > 0) log.debug("queued cron runs", { queued });
       },
     },
