@@ -1,48 +1,17 @@
-import type { Server } from "node:http";
-import { Redis } from "ioredis";
-import {
-  createApi,
-  createHealthApp,
-  listen,
-  createKeyCache,
-  createMemoryRateLimiter,
-  createMetrics,
-  createRedisRateLimiter,
-  withCrossNodeInvalidation,
-  type ApiDeps,
-  type MetricSample,
-  type RateLimiter,
-} from "./api/index.ts";
-import {
-  createSecretBox,
-  Releasers,
-  systemClock,
-  type Clock,
-  type Config,
-  type Logger,
-} from "./core/index.ts";
+import { closeServer, createHealthApp, listen } from "./api/index.ts";
+import { Releasers, systemClock, type Clock, type Config, type Logger } from "./core/index.ts";
 import {
   countOrganizations,
   createApiKey,
   createOrganization,
-  createListCache,
-  createResourceServices,
   createScheduler,
   housekeepingJobs,
   intelligenceJobs,
 } from "./engines/index.ts";
-import { createFunctionHost, createFunctionRunWorker, functionJobs, RUN_QUEUE } from "./runtime/index.ts";
-import { watchdog } from "./sandbox/index.ts";
-import {
-  migrate,
-  openDataDir,
-  openStore,
-  pendingMigrations,
-  queueStats,
-  QUEUE_COUNT_CAP,
-  type Store,
-} from "./store/index.ts";
-import { createWebhookWorker, DELIVERY_QUEUE, webhookJobs } from "./webhooks/index.ts";
+import { createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
+import { createServices, type Services } from "./services.ts";
+import { migrate, openDataDir, type Store } from "./store/index.ts";
+import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
 /**
  * The composition root: config → store → migrations → engines → api → serve.
@@ -75,6 +44,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"));
+  const role = options.role ?? "all";
   const releasers = new Releasers();
   const embedded = !config.databaseUrl;
   const dataDir = openDataDir(config.dataDir);
@@ -86,102 +56,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     // The key for secrets at rest exists from the first start on (DESIGN.md); the config
     // requires TESSERA_SECRET with DATABASE_URL, so only embedded mode reads the data dir's.
-    const secretBox = createSecretBox(config.secret ?? dataDir.secret());
-    const store = options.store ?? (await openStore(config));
-    if (!options.store) releasers.add("store", () => store.dispose());
-    const applied = await migrate(store);
-    if (applied.length > 0) log.info("migrations applied", { versions: applied });
-    await bootstrapFirstOrganization(store, print);
-
-    const role = options.role ?? "all";
-    if (role !== "api") {
-      const jobs = [
-        ...housekeepingJobs(config),
-        ...intelligenceJobs(config),
-        ...webhookJobs(config),
-        ...functionJobs(config),
-      ];
-      const scheduler = createScheduler({ store, clock, log, jobs });
-      releasers.add("scheduler", () => scheduler.dispose());
-      const webhooks = createWebhookWorker({ store, clock, log, config, box: secretBox });
-      await webhooks.start();
-      // Disposed before the store: in-flight sends finish and are recorded first.
-      releasers.add("webhook worker", () => webhooks.dispose());
-    }
-
-    const redis = config.redisUrl ? connectRedis(config.redisUrl, log, releasers, "redis") : undefined;
-    const rateLimiter: RateLimiter = redis
-      ? createRedisRateLimiter(redis, clock)
-      : createMemoryRateLimiter(clock);
-    const localKeys = createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs });
-    const keys = redis
-      ? await withCrossNodeInvalidation(
-          localKeys,
-          redis,
-          connectRedis(config.redisUrl!, log, releasers, "redis subscriber"),
-          (error) => log.warn("key revocation broadcast failed", { error }),
-        )
-      : localKeys;
-    const metrics = createMetrics();
-    const listCache = createListCache(config.listCacheBytes);
-    if (listCache) {
-      const { stats } = listCache;
-      metrics.gauge(
-        "tessera_list_cache_hits_total",
-        "List pages served from the cache.",
-        () => stats.hits,
-        "counter",
-      );
-      metrics.gauge(
-        "tessera_list_cache_misses_total",
-        "List pages read from the store.",
-        () => stats.misses,
-        "counter",
-      );
-      metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
-    }
-    metrics.collect(() => queueMetrics(store, clock.now()));
-    const functionHost = createFunctionHost({ config, store, log });
-    const guard = watchdog();
-    metrics.gauge(
-      "tessera_function_entries_watched_total",
-      "Entries into function isolates bounded by the watchdog.",
-      () => guard.stats().armed,
-      "counter",
-    );
-    metrics.gauge(
-      "tessera_function_entries_timeout_total",
-      "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
-      () => guard.stats().fallbacks,
-      "counter",
-    );
-    metrics.gauge(
-      "tessera_function_entries_stopped_total",
-      "Entries the watchdog stopped, past what was left of their request's CPU time.",
-      () => guard.stats().stopped,
-      "counter",
-    );
-    // Disposed after the HTTP server (registered later, so torn down first): no request is left to serve.
-    releasers.add("function isolates", () => functionHost.dispose());
-    const deps: ApiDeps = {
-      isolates: functionHost.isolates,
-      outbound: functionHost.outbound,
+    const services = await createServices({
       config,
-      store,
-      clock,
       log,
-      keys,
-      rateLimiter,
-      metrics,
-      resources: createResourceServices(store, clock, listCache),
-      secretBox,
+      clock,
+      store: options.store,
+      secret: config.secret ?? dataDir.secret(),
       adminToken: embedded ? dataDir.adminToken() : undefined,
-      ready: async () => (await pendingMigrations(store)).length === 0,
-    };
-    // The worker role serves only health probes, but its trigger runs need the whole API in-process.
-    const api = createApi(deps);
+    });
+    // Torn down last: everything registered below uses the services.
+    releasers.add("services", () => services.dispose());
+    const applied = await migrate(services.store);
+    if (applied.length > 0) log.info("migrations applied", { versions: applied });
+    await bootstrapFirstOrganization(services.store, print);
+
+    if (role !== "api") await startBackground(services, releasers);
+    // The worker role answers health probes and metrics only.
     const server = await listen(
-      role === "worker" ? { app: createHealthApp(deps) } : api,
+      role === "worker" ? { app: createHealthApp(services) } : services.api(),
       config.host,
       config.port,
     );
@@ -191,10 +83,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
     if (role !== "api") {
       const runs = createFunctionRunWorker({
-        store,
+        store: services.store,
         clock,
         log,
-        invoker: api.invoker,
+        invoker: services.invoker,
         config: config.functions,
         origin: config.publicUrl ?? url,
       });
@@ -207,16 +99,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       releasers.add("server note", () => dataDir.clearRunning());
     }
     print(`listening on ${url}`);
-    log.info("listening", { url, role, store: store.kind, redis: Boolean(redis) });
+    log.info("listening", { url, role, store: services.store.kind, redis: Boolean(config.redisUrl) });
     return {
       url,
-      store,
+      store: services.store,
       dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
     };
   } catch (error) {
     await releasers.dispose();
     throw error;
   }
+}
+
+/** The worker role's background work: the scheduler's jobs and the webhook worker. */
+async function startBackground(services: Services, releasers: Releasers): Promise<void> {
+  const { config, store, clock, log, secretBox } = services;
+  const jobs = [
+    ...housekeepingJobs(config),
+    ...intelligenceJobs(config),
+    ...webhookJobs(config),
+    ...functionJobs(config),
+  ];
+  const scheduler = createScheduler({ store, clock, log, jobs });
+  releasers.add("scheduler", () => scheduler.dispose());
+  const webhooks = createWebhookWorker({ store, clock, log, config, box: secretBox });
+  await webhooks.start();
+  // Disposed before the store: in-flight sends finish and are recorded first.
+  releasers.add("webhook worker", () => webhooks.dispose());
 }
 
 /** First start on an empty store: an organization `default` and its key, printed once. */
@@ -230,57 +139,4 @@ async function bootstrapFirstOrganization(store: Store, print: (line: string) =>
   if (!created) return;
   print("created organization 'default'; its full-access API key (shown once, store it now):");
   print(`  ${created.secret}`);
-}
-
-function connectRedis(url: string, log: Logger, releasers: Releasers, name: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
-  redis.on("error", (error) => log.warn("redis error", { connection: name, error }));
-  releasers.add(name, async () => void (await redis.quit().catch(() => redis.disconnect())));
-  return redis;
-}
-
-/** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
-function closeServer(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      if ("closeAllConnections" in server) server.closeAllConnections();
-      resolve();
-    }, graceMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
-  });
-}
-
-/** The background queues as an operator watches them: depth, and how far the workers are behind. */
-async function queueMetrics(store: Store, now: Date): Promise<MetricSample[]> {
-  const [deliveries, runs] = await Promise.all([
-    queueStats(store, DELIVERY_QUEUE, now),
-    queueStats(store, RUN_QUEUE, now),
-  ]);
-  return [
-    {
-      name: "tessera_webhook_deliveries_queued",
-      help: `Webhook deliveries waiting for an attempt or in one (counted up to ${QUEUE_COUNT_CAP}).`,
-      value: deliveries.queued,
-    },
-    {
-      name: "tessera_webhook_delivery_lag_seconds",
-      help: "How long the oldest delivery a worker could attempt now has been due (0: none is).",
-      value: deliveries.lagSeconds,
-    },
-    {
-      name: "tessera_function_runs_queued",
-      help: `Function trigger runs waiting or running (counted up to ${QUEUE_COUNT_CAP}).`,
-      value: runs.queued,
-    },
-    {
-      name: "tessera_function_run_lag_seconds",
-      help: "How long the oldest run a worker could claim now has been due (0: none is).",
-      value: runs.lagSeconds,
-    },
-  ];
 }

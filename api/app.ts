@@ -4,25 +4,14 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createDataPlane } from "./data-plane.ts";
-import { authenticate, createAuthenticator } from "./middleware/auth.ts";
+import { createNodeInvocation, fetchInvocation, isInvocationPath } from "./invocation/index.ts";
+import { authenticate, createAuthenticator, rateLimitHeaders } from "./middleware/auth.ts";
 import { recordRequest } from "./observe.ts";
 import { idempotency } from "./middleware/idempotency.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
-import {
-  buildEventCatalog,
-  createEngineStateService,
-  PLATFORM_EVENT_TYPES,
-  type CatalogSource,
-} from "../engines/index.ts";
-import {
-  createWebhookDeliveryService,
-  createWebhookEndpointService,
-  WEBHOOK_EVENT_TYPES,
-} from "../webhooks/index.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
 import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
@@ -31,35 +20,27 @@ import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.
 import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
 import { documentResource, resourceRoutes } from "./routes/resources.ts";
 import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
-import { documentFunctions, hasApiKey, isInvokePath, mountFunctions } from "./routes/functions.ts";
-import { FUNCTION_EVENT_TYPES, type FunctionInvoker } from "../runtime/index.ts";
+import { documentFunctions, functionRoutes } from "./routes/functions.ts";
 import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
-/** The API role's HTTP face: the app, and the invocation data plane in front of it. */
+/** The API role's HTTP face: the app, and the socket adapter of the invocation path. */
 export interface Api {
   app: OpenAPIHono<AppEnv>;
-  /**
-   * Serves function invocations straight off Node's request (api/data-plane.ts) and says
-   * whether it took the request; the rest (and all in-process calls) go to the app.
-   */
-  dataPlane: (req: IncomingMessage, res: ServerResponse) => boolean;
-  /** Runs the organization's functions: what the worker role's trigger runs go through. */
-  invoker: FunctionInvoker;
-}
-
-/** The HTTP application alone (tests and in-process callers); see `createApi`. */
-export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
-  return createApi(deps).app;
+  /** Serves function invocations straight off Node's request (api/invocation/node.ts). */
+  invocation: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
- * The HTTP application. Order matters: request id → metrics → JSON body (size,
- * type) → authentication and rate limit → idempotency → the resource routes. The
- * one error handler at the bottom renders every AppError as problem+json.
+ * The HTTP application over the process's services (built once by `createServices`). Order
+ * matters: request id → metrics → JSON body (size, type) → authentication and rate limit →
+ * idempotency → the routes. Invocations skip the middle three: the invocation path
+ * (api/invocation/) reads its own body and authenticates its own caller. The one error
+ * handler at the bottom renders every AppError as problem+json.
  */
 export function createApi(deps: ApiDeps): Api {
   const app = new OpenAPIHono<AppEnv>();
   const authenticator = createAuthenticator(deps);
+  const invocationDeps = { ...deps, authenticate: authenticator };
 
   app.use("*", requestId());
   app.use("*", observeRequests(deps));
@@ -68,8 +49,9 @@ export function createApi(deps: ApiDeps): Api {
   app.route("/admin/v1", adminRoutes(deps));
 
   // A function's request body is its own (any type, its own limit); a deploy's files may be large.
-  const invocation = (c: Context<AppEnv>) => isInvokePath(c.req.path);
+  const invocation = (c: Context<AppEnv>) => isInvocationPath(c.req.path);
   const deployment = (c: Context<AppEnv>) => c.req.path === "/v1/functions" && c.req.method === "POST";
+  app.use("/v1/*", rateLimitHeaders());
   app.use(
     "/v1/*",
     unless(
@@ -77,52 +59,31 @@ export function createApi(deps: ApiDeps): Api {
       choose(deployment, jsonBody(deps.config.functions.maxUploadBytes), jsonBody(deps.config.maxBodyBytes)),
     ),
   );
-  // Invocations of public functions need no key: the invoke route decides, knowing the function.
-  const anonymous = (c: Context<AppEnv>) =>
-    c.req.path === "/v1/openapi.json" || (invocation(c) && !hasApiKey(c));
+  const anonymous = (c: Context<AppEnv>) => c.req.path === "/v1/openapi.json" || invocation(c);
   app.use("/v1/*", unless(anonymous, authenticate(authenticator)));
   app.use("/v1/*", unless(invocation, idempotency(deps)));
 
   app.route("/v1/me", meRoutes(deps));
   app.route("/v1/api_keys", apiKeyRoutes(deps));
   documentPlatform(app.openAPIRegistry);
-  const catalog = buildEventCatalog(
-    [...deps.resources.values()].map((service) => service.definition as CatalogSource),
-    [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
-  );
-  app.route("/v1/events", eventRoutes(deps, catalog));
-  app.route("/v1/event_types", eventTypeRoutes(catalog));
+  app.route("/v1/events", eventRoutes(deps, deps.catalog));
+  app.route("/v1/event_types", eventTypeRoutes(deps.catalog));
   documentEvents(app.openAPIRegistry);
-  const webhookEndpoints = createWebhookEndpointService({
-    store: deps.store,
-    clock: deps.clock,
-    box: deps.secretBox,
-    eventTypes: catalog.map((entry) => entry.type),
-    policy: { allowHttp: deps.config.allowHttpTargets, allowPrivate: deps.config.allowPrivateTargets },
-  });
-  app.route("/v1/webhook_endpoints", webhookEndpointRoutes(webhookEndpoints));
+  app.route("/v1/webhook_endpoints", webhookEndpointRoutes(deps.webhookEndpoints));
   documentWebhookEndpoints(app.openAPIRegistry);
-  app.route(
-    "/v1",
-    webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
-  );
+  app.route("/v1", webhookDeliveryRoutes(deps.webhookDeliveries));
   documentWebhookDeliveries(app.openAPIRegistry);
-  const engineState = createEngineStateService(deps.store, deps.clock, {
-    maxEntries: deps.config.engineStateMaxEntries,
-  });
-  app.route("/v1/engines", engineStateRoutes(engineState));
+  app.route("/v1/engines", engineStateRoutes(deps.engineState));
   documentEngineState(app.openAPIRegistry);
-  const invoker = mountFunctions(
-    app,
-    deps,
-    engineState,
-    catalog.map((entry) => entry.type),
-  );
+  const invoke = fetchInvocation(invocationDeps);
+  app.all("/v1/functions/:id/invoke", invoke);
+  app.all("/v1/functions/:id/invoke/*", invoke);
+  app.route("/v1/functions", functionRoutes(deps.functions));
   documentFunctions(app.openAPIRegistry);
   // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
   app.route(
     "/v1/intelligence/snapshots",
-    intelligenceRoutes(deps, (orgId) => invoker.forgetSnapshot(orgId)),
+    intelligenceRoutes(deps, (orgId) => deps.invoker.forgetSnapshot(orgId)),
   );
   documentIntelligence(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
@@ -152,7 +113,7 @@ export function createApi(deps: ApiDeps): Api {
     return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
   });
   app.onError((error, c) => renderError(error, c, deps));
-  return { app, invoker, dataPlane: createDataPlane({ ...deps, authenticate: authenticator, invoker }) };
+  return { app, invocation: createNodeInvocation(invocationDeps) };
 }
 
 /** The worker role's HTTP face: health probes and metrics only. */

@@ -1,13 +1,17 @@
 import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
-import type { AnyResourceService, KeyPrincipal } from "../engines/index.ts";
-import type { OutboundFetch } from "../runtime/index.ts";
-import type { IsolatePool } from "../sandbox/index.ts";
+import type { AnyResourceService, EngineStateService, EventType, KeyPrincipal } from "../engines/index.ts";
+import type { FunctionInvoker, FunctionService } from "../runtime/index.ts";
 import type { Store } from "../store/index.ts";
+import type { WebhookDeliveryService, WebhookEndpointService } from "../webhooks/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RateLimiter } from "./rate-limit/index.ts";
 
-/** What the API is built from; main.ts owns each part and its dispose(). */
+/**
+ * What the API is built from: services, each built once by the composition root
+ * (`createServices` in services.ts), which owns them and their dispose(). The API adds
+ * only HTTP: routes, middleware, the invocation path.
+ */
 export interface ApiDeps {
   config: Config;
   store: Store;
@@ -19,10 +23,15 @@ export interface ApiDeps {
   resources: Map<string, AnyResourceService>;
   /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
   secretBox: SecretBox;
-  /** Warm isolates of deployed functions (owned by main.ts: disposed at shutdown). */
-  isolates: IsolatePool;
-  /** Functions' outbound `fetch`, with the private-address guard. */
-  outbound: OutboundFetch;
+  /** Every event type, with its JSON Schema (`GET /v1/event_types`). */
+  catalog: readonly EventType[];
+  engineState: EngineStateService;
+  webhookEndpoints: WebhookEndpointService;
+  webhookDeliveries: WebhookDeliveryService;
+  /** Deploy, versions, secrets, logs and runs of functions. */
+  functions: FunctionService;
+  /** Runs the organization's functions. */
+  invoker: FunctionInvoker;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */
@@ -34,6 +43,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: KeyPrincipal;
+    /** The X-RateLimit-* headers every response to the caller carries (set by authentication). */
+    rateLimit: Record<string, string>;
     /** Raw JSON body text, read once under the size limit. */
     bodyText: string;
     body: unknown;

@@ -10,7 +10,7 @@ export interface ObservedRequest {
   org: string | undefined;
 }
 
-/** Counts and times one request by route pattern and logs it: the app and the data plane alike. */
+/** Counts and times one request by route pattern and logs it: the app and the invocation path's socket adapter alike. */
 export function recordRequest(deps: Pick<ApiDeps, "metrics" | "log">, request: ObservedRequest): void {
   deps.metrics.observeRequest(request.method, request.route, request.status, request.seconds);
   deps.log.info("request", {

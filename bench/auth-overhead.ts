@@ -1,18 +1,11 @@
 import { Hono } from "hono";
-import { createApp } from "../api/app.ts";
 import { createKeyCache, type KeyCache } from "../api/auth/key-cache.ts";
-import type { ApiDeps, AppEnv } from "../api/env.ts";
-import { createMetrics } from "../api/metrics.ts";
+import type { AppEnv } from "../api/env.ts";
 import { authenticate, createAuthenticator } from "../api/middleware/auth.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../api/rate-limit/index.ts";
-import { createSecretBox, loadConfig, randomBase62, silentLogger, systemClock } from "../core/index.ts";
-import {
-  createApiKey,
-  createOrganization,
-  createResourceServices,
-  type KeyPrincipal,
-} from "../engines/index.ts";
-import { createFunctionHost } from "../runtime/index.ts";
+import { loadConfig, randomBase62, silentLogger, systemClock } from "../core/index.ts";
+import { createApiKey, createOrganization, type KeyPrincipal } from "../engines/index.ts";
+import { createServices, type Services } from "../services.ts";
 import { createPgliteStore, migrate, type Store } from "../store/index.ts";
 import { UNTHROTTLED_RATE_LIMITS } from "./lib/limits.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
@@ -35,7 +28,7 @@ interface Arm {
  * `app.request()` on the same trivial route with and without the real
  * `authenticate()` middleware (SHA-256 of the key, the in-process key cache, the
  * in-process limiter, the X-RateLimit-* headers). A second pair does the same in
- * the whole `createApp` stack: the real key cache and limiter against stubs that
+ * the whole `createApi` stack: the real key cache and limiter against stubs that
  * answer at once, on a route that needs no SQL. Both measure the warm path: the
  * key is cached (one store lookup per key per TESSERA_KEY_CACHE_TTL_MS, 10 s by
  * default, is not in these numbers).
@@ -46,16 +39,17 @@ export const authOverhead: Benchmark = {
   async run(options: BenchOptions): Promise<BenchResult> {
     const requests = numberFlag(options.flags, "requests", (options.tiny ? SIZES.tiny : SIZES.full).requests);
     const store = await createPgliteStore();
+    const built: Services[] = [];
     try {
       await migrate(store);
       const setup = await createSetup(store);
       const headers = { authorization: `Bearer ${setup.secret}` };
       const middleware = middlewareApps(setup);
-      const whole = wholeApps(setup);
+      const whole = await wholeApps(setup, built);
 
       options.log("  authenticate() middleware: with vs without");
       const mw = await compare(middleware.with, middleware.without, headers, requests);
-      options.log("  createApp: real key cache + limiter vs stubs");
+      options.log("  createApi: real key cache + limiter vs stubs");
       const app = await compare(whole.real, whole.stubbed, headers, requests);
       const added = mw.with.median - mw.without.median;
       const addedInApp = app.with.median - app.without.median;
@@ -66,13 +60,14 @@ export const authOverhead: Benchmark = {
         rows: [
           row("with authenticate()", mw.with, `+${added.toFixed(1)} µs median`),
           row("anchor: same route, no auth", mw.without, "—"),
-          row("createApp, real keys + limiter", app.with, `+${addedInApp.toFixed(1)} µs median`),
-          row("createApp, stub keys + limiter", app.without, "—"),
+          row("createApi, real keys + limiter", app.with, `+${addedInApp.toFixed(1)} µs median`),
+          row("createApi, stub keys + limiter", app.without, "—"),
         ],
         targets: [target("auth + rate limit add < 100 µs median", added, "<", 100, "µs")],
         details: { middleware: mw, createApp: app, addedUs: added, addedInCreateAppUs: addedInApp },
       };
     } finally {
+      for (const services of built) await services.dispose();
       await store.dispose();
     }
   },
@@ -128,31 +123,26 @@ function middlewareApps(setup: Setup): { with: Arm; without: Arm } {
  * The whole stack twice. The route answers a 400 from the query-string check,
  * after authentication and the scope check, so no SQL runs in either arm.
  */
-function wholeApps(setup: Setup): { real: Arm; stubbed: Arm } {
-  // No function runs here: the isolate pool stays empty, and its sweep timer is unref'd.
-  const functionHost = createFunctionHost({ config: setup.config, store: setup.store, log: silentLogger });
-  const deps = (keys: KeyCache, rateLimiter: RateLimiter): ApiDeps => ({
-    isolates: functionHost.isolates,
-    outbound: functionHost.outbound,
-    config: setup.config,
-    store: setup.store,
-    clock: systemClock,
-    log: silentLogger,
-    keys,
-    rateLimiter,
-    metrics: createMetrics(),
-    resources: createResourceServices(setup.store, systemClock),
-    secretBox: createSecretBox(randomBase62(48)),
-    adminToken: undefined,
-    ready: () => Promise.resolve(true),
-  });
+async function wholeApps(setup: Setup, built: Services[]): Promise<{ real: Arm; stubbed: Arm }> {
+  const app = async (keys: KeyCache, rateLimiter: RateLimiter) => {
+    const services = await createServices({
+      config: setup.config,
+      log: silentLogger,
+      store: setup.store,
+      secret: randomBase62(48),
+      keys,
+      rateLimiter,
+    });
+    built.push(services);
+    return services.api().app;
+  };
   const stubKeys: KeyCache = { resolve: () => Promise.resolve(setup.principal), invalidate() {}, clear() {} };
   const decision = { allowed: true, limit: 1_000_000_000, remaining: 999_999_999, resetAt: 0 };
   const stubLimiter: RateLimiter = { hit: () => Promise.resolve(decision) };
   const path = "/v1/invoices?status=not-a-status";
   return {
-    real: { app: createApp(deps(setup.keys, setup.rateLimiter)), path, status: 400 },
-    stubbed: { app: createApp(deps(stubKeys, stubLimiter)), path, status: 400 },
+    real: { app: await app(setup.keys, setup.rateLimiter), path, status: 400 },
+    stubbed: { app: await app(stubKeys, stubLimiter), path, status: 400 },
   };
 }
 

@@ -1,5 +1,4 @@
-import { broadcastKeyRevoked } from "../api/index.ts";
-import { AppError, systemClock, type Config } from "../core/index.ts";
+import { AppError, silentLogger, type Config } from "../core/index.ts";
 import {
   createApiKey,
   createOrganization,
@@ -15,7 +14,8 @@ import {
   type OrganizationCreate,
   type SeedSummary,
 } from "../engines/index.ts";
-import { migrate, openDataDir, openStore, type Store } from "../store/index.ts";
+import { createServices, type Services } from "../services.ts";
+import { migrate, openDataDir } from "../store/index.ts";
 
 /**
  * Operator commands, direct on the store or through a running server. PGlite
@@ -40,12 +40,15 @@ export async function openOperator(config: Config, options: { migrate: boolean }
     const running = dataDir.runningServer();
     if (running) return remoteOperator(running.url, dataDir.adminToken());
   }
-  const store = await openStore(config);
-  if (options.migrate) await migrate(store);
-  return localOperator(store, config);
+  // The secret is not used by these commands, but services are built whole, as the server builds them.
+  const secret = config.secret ?? openDataDir(config.dataDir).secret();
+  const services = await createServices({ config, log: silentLogger, secret });
+  if (options.migrate) await migrate(services.store);
+  return localOperator(services);
 }
 
-function localOperator(store: Store, config: Config): Operator {
+function localOperator(services: Services): Operator {
+  const { store, clock } = services;
   const orgId = async (idOrName: string) => {
     const org = await findOrganization(store, idOrName);
     if (!org) throw new AppError("not_found", `No such organization: '${idOrName}'`);
@@ -58,13 +61,13 @@ function localOperator(store: Store, config: Config): Operator {
     createKey: async (org, input) => createApiKey(store, await orgId(org), input),
     listKeys: async (org) => (await listApiKeys(store, await orgId(org), 1, 100)).data,
     revokeKey: async (org, id) => {
-      const key = await revokeApiKey(store, await orgId(org), id, systemClock);
-      // Running API nodes cache keys; tell them now rather than after their cache TTL.
-      if (config.redisUrl) await broadcastKeyRevoked(config.redisUrl, key.id);
+      const key = await revokeApiKey(store, await orgId(org), id, clock);
+      // Running API nodes cache keys; with Redis the key cache tells them now, not after their TTL.
+      services.keys.invalidate(key.id);
       return key;
     },
-    seedDemo: async (org, size) => seedDemo(store, systemClock, await orgId(org), size),
-    dispose: () => store.dispose(),
+    seedDemo: async (org, size) => seedDemo(store, clock, await orgId(org), size),
+    dispose: () => services.dispose(),
   };
 }
 

@@ -1,4 +1,5 @@
 export * from "./addresses.ts";
+export * from "./hop-by-hop.ts";
 export * from "./clock.ts";
 export * from "./config.ts";
 export * from "./decimal.ts";

@@ -195,3 +195,10 @@ export const FunctionRunSchema = z
   })
   .meta({ id: "FunctionRun" });
 export type FunctionRun = z.infer<typeof FunctionRunSchema>;
+
+const FUNCTION_ID = /^fn_[0-9A-Za-z]{1,64}$/;
+
+/** Whether `ref` can name a function: a name (`FUNCTION_NAME`) or an id (`fn_…`). */
+export function isFunctionRef(ref: string): boolean {
+  return FUNCTION_NAME.test(ref) || FUNCTION_ID.test(ref);
+}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   AppError,
+  HOP_BY_HOP_HEADERS,
   isAppError,
   newId,
   type Clock,
@@ -111,8 +112,11 @@ const RESOLVE_TTL_MS = 1_000;
 const SNAPSHOT_TTL_MS = 10_000;
 /** V8 code cache is only valid for the V8 build that produced it. */
 const CACHE_TAG = `v8/${process.versions.v8}`;
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
-const endToEnd = ([name]: [string, string]) => !HOP_BY_HOP.has(name.toLowerCase());
+/** What of a function's response headers the host keeps: not hop-by-hop ones, nor the length it frames itself. */
+const endToEnd = ([name]: [string, string]) => {
+  const lower = name.toLowerCase();
+  return !HOP_BY_HOP_HEADERS.has(lower) && lower !== "content-length";
+};
 
 /** Depth of requests made through `ctx.platform.fetch`, keyed by the Request object itself (unforgeable). */
 const platformDepth = new WeakMap<Request, number>();

@@ -96,14 +96,3 @@ export async function withCrossNodeInvalidation(
     },
   };
 }
-
-/** Tells every node's cache that `keyId` is revoked (for processes without a cache, like the CLI). */
-export async function broadcastKeyRevoked(redisUrl: string, keyId: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true });
-  try {
-    await redis.connect();
-    await redis.publish(REVOKED_CHANNEL, keyId);
-  } finally {
-    redis.disconnect();
-  }
-}

@@ -35,7 +35,7 @@ export type Authenticator = (header: string | undefined, carried?: KeyPrincipal)
  * Authenticates `Authorization: Bearer <key>` (RFC 6750) and counts the request against
  * the key's rate limit: no credential → 401 with a bare challenge; a bad or revoked one →
  * 401 `error="invalid_token"`; over the limit → 429. One per process: the app's middleware
- * and the invocation data plane (api/data-plane.ts) share it.
+ * and the invocation path (api/invocation/serve.ts) share it.
  */
 export function createAuthenticator(deps: AuthDeps): Authenticator {
   // last_used_at is written at most once a minute per key and node: no write per request.
@@ -70,7 +70,7 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
   };
 }
 
-/** The app's authentication middleware: sets `principal` and the X-RateLimit-* headers. */
+/** The app's authentication middleware: sets `principal` and `rateLimit` (see `rateLimitHeaders`). */
 export function authenticate(authenticator: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { principal, rateLimit } = await authenticator(
@@ -78,8 +78,20 @@ export function authenticate(authenticator: Authenticator): MiddlewareHandler<Ap
       invocationPrincipalOf(c.req.raw),
     );
     c.set("principal", principal);
+    c.set("rateLimit", rateLimit);
     await next();
-    for (const [name, value] of Object.entries(rateLimit)) c.res.headers.set(name, value);
+  };
+}
+
+/**
+ * Puts the X-RateLimit-* headers of whoever authenticated the request (`rateLimit`: the
+ * middleware above, or the invocation path) on its response, a problem response too.
+ */
+export function rateLimitHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const headers = c.get("rateLimit") as Record<string, string> | undefined;
+    if (headers) for (const name in headers) c.res.headers.set(name, headers[name]!);
   };
 }
 

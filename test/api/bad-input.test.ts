@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
 import {
   countRows,
   prepareRefs,
@@ -447,14 +446,12 @@ function expectProblem(
 }
 
 describe.each(storeKinds())("bad input on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   const foreign: Foreign = { candidateId: "", contactId: "", productId: "", invoiceId: "", dealId: "" };
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     const other = await t.newOrg();
@@ -481,12 +478,11 @@ describe.each(storeKinds())("bad input on $name", (kind) => {
     });
     foreign.dealId = deal.body.id;
   });
-  afterAll(() => store.dispose());
 
   describe.each(RESOURCE_CASES)("$resource", (rc: ResourceCase) => {
     const base = `/v1/${rc.resource}`;
     const cases = [...commonBadCases(rc), ...(BAD_CASES[rc.resource] ?? [])];
-    const count = () => countRows(store, rc.resource, org.id);
+    const count = () => countRows(t.store, rc.resource, org.id);
     let target: { id: string };
     let serial = 0;
     let refs: Refs;
@@ -604,7 +600,7 @@ describe.each(storeKinds())("bad input on $name", (kind) => {
       expect(created.status, created.text).toBe(201);
       expect(created.body[rc.search]).toBe(sql);
       expect(created.body.metadata).toEqual({ note: "1' OR '1'='1", "'); --": "x" });
-      const [row] = await store.query(`SELECT ${rc.search} AS value FROM ${rc.resource} WHERE id = $1`, [
+      const [row] = await t.store.query(`SELECT ${rc.search} AS value FROM ${rc.resource} WHERE id = $1`, [
         created.body.id,
       ]);
       expect(row!.value).toBe(sql);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
 import { countRows } from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -17,18 +16,15 @@ interface EventBody {
 }
 
 describe.each(storeKinds())("candidates on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let serial = 0;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Body = {}, key = org.key) =>
     t.request("POST", "/v1/candidates", {
@@ -246,13 +242,13 @@ describe.each(storeKinds())("candidates on $name", (kind) => {
   describe("one candidate per email", () => {
     it("refuses a second candidate with the same email in another case with 409 conflict", async () => {
       await create({ email: "Linus@Example.com" });
-      const before = await countRows(store, "candidates", org.id);
+      const before = await countRows(t.store, "candidates", org.id);
       const duplicate = await create({ email: "linus@example.COM" });
       expect(duplicate.status, duplicate.text).toBe(409);
       expect(duplicate.headers.get("content-type")).toBe("application/problem+json");
       expect(duplicate.body.code).toBe("conflict");
       expect(duplicate.text).not.toMatch(/violates|candidates_org_email|duplicate key/);
-      expect(await countRows(store, "candidates", org.id)).toBe(before);
+      expect(await countRows(t.store, "candidates", org.id)).toBe(before);
     });
 
     it("refuses to change an email to another candidate's with 409 conflict", async () => {

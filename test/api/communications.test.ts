@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -10,15 +9,13 @@ import { storeKinds } from "../helpers/stores.ts";
  */
 
 describe.each(storeKinds())("communications on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let contactId: string;
   let dealId: string;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     contactId = (await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Ada Lovelace" } }))
@@ -30,7 +27,6 @@ describe.each(storeKinds())("communications on $name", (kind) => {
       })
     ).body.id;
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Record<string, unknown> = {}, key = org.key) =>
     t.request("POST", "/v1/communications", {

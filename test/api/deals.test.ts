@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -16,20 +15,17 @@ interface EventBody {
 }
 
 describe.each(storeKinds())("deals on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let contactId: string;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     contactId = (await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Grace Hopper" } }))
       .body.id;
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Record<string, unknown> = {}, key = org.key) =>
     t.request("POST", "/v1/deals", {
@@ -75,7 +71,7 @@ describe.each(storeKinds())("deals on $name", (kind) => {
         expected_close_date: "2025-06-30",
         closed_at: null,
       });
-      const [row] = await store.query("SELECT value::text AS value FROM deals WHERE id = $1", [
+      const [row] = await t.store.query("SELECT value::text AS value FROM deals WHERE id = $1", [
         created.body.id,
       ]);
       expect(row!.value).toBe("1234567.8912");

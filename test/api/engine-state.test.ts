@@ -1,30 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ENGINES, MAX_STATE_VALUE_BYTES } from "../../engines/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, withTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 const url = (engine: string, key: string) => `/v1/engines/${engine}/state/${encodeURIComponent(key)}`;
 
 describe.each(storeKinds())("engine state API on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const put = (path: string, value: unknown, headers: Record<string, string> = {}, key = org.key) =>
     t.request("PUT", path, { key, body: { value }, headers });
   const get = (path: string, key = org.key) => t.request("GET", path, { key });
   /** Every entry of an engine, straight from the table, to show a refusal changed nothing. */
   const rows = async (orgId = org.id) =>
-    store.query(
+    t.store.query(
       "SELECT engine, key, value, version FROM engine_state WHERE org_id = $1 ORDER BY engine, key",
       [orgId],
     );
@@ -268,7 +264,7 @@ describe.each(storeKinds())("engine state API on $name", (kind) => {
     });
   });
 
-  describe("bad input leaves the store unchanged", () => {
+  describe("bad input leaves the t.store unchanged", () => {
     let victim: TestOrg;
     beforeAll(async () => {
       victim = await t.newOrg();
@@ -336,11 +332,9 @@ describe.each(storeKinds())("engine state API on $name", (kind) => {
     });
 
     it("answers 413 for a body over the server's limit", async () => {
-      const small = createTestApp(store, { env: { TESSERA_MAX_BODY_BYTES: "1000" } });
-      const response = await small.request("PUT", url("finance", "k"), {
-        key: victim.key,
-        body: { value: "x".repeat(2000) },
-      });
+      const response = await withTestApp(t.store, { env: { TESSERA_MAX_BODY_BYTES: "1000" } }, (small) =>
+        small.request("PUT", url("finance", "k"), { key: victim.key, body: { value: "x".repeat(2000) } }),
+      );
       expect(response.status).toBe(413);
       await expectUnchanged();
     });
@@ -450,7 +444,7 @@ describe.each(storeKinds())("engine state API on $name", (kind) => {
     const quiet = await t.newOrg();
     await put(url("finance", "k"), 1, {}, quiet.key);
     await t.request("DELETE", url("finance", "k"), { key: quiet.key });
-    const events = await store.query("SELECT type FROM events WHERE org_id = $1", [quiet.id]);
+    const events = await t.store.query("SELECT type FROM events WHERE org_id = $1", [quiet.id]);
     expect(events.map((e) => e.type)).not.toContainEqual(expect.stringMatching(/state/));
     expect(events.filter((e) => !String(e.type).startsWith("api_key."))).toEqual([]);
   });

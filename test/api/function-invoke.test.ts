@@ -31,7 +31,7 @@ const STYLES: Record<string, string> = {
   "default-function": `export default function (req, ctx) { return new Response("function " + (ctx.user ? "known" : "anonymous")); }`,
 };
 
-// Over HTTP, invocations take the data plane (api/data-plane.ts); through app.request, the app's route.
+// Over HTTP, invocations take the socket adapter (api/invocation/node.ts); through app.request, the app's route (fetch.ts).
 const CASES = storeKinds().flatMap((kind) => [
   { ...kind, via: "the app", http: false },
   { ...kind, via: "HTTP", http: true },
@@ -47,7 +47,7 @@ describe.each(CASES)("function invocation on $name, through $via", (kind) => {
 
   beforeAll(async () => {
     store = await kind.open();
-    t = createTestApp(store, {
+    t = await createTestApp(store, {
       http: kind.http,
       env: {
         TESSERA_FUNCTION_MAX_REQUEST_BYTES: "1000",
@@ -449,7 +449,7 @@ describe("outbound fetch with private targets allowed (development)", () => {
   it("reaches a local server", async () => {
     const [kind] = storeKinds();
     const store = await kind!.open();
-    const t = createTestApp(store, { env: { TESSERA_ALLOW_PRIVATE_TARGETS: "1" } });
+    const t = await createTestApp(store, { env: { TESSERA_ALLOW_PRIVATE_TARGETS: "1" } });
     const server = createServer((req, res) =>
       res.end(JSON.stringify({ reached: req.url, ua: req.headers["user-agent"] })),
     );

@@ -21,8 +21,8 @@ describe.each(storeKinds())("functions across two nodes on $name", (kind) => {
 
   beforeAll(async () => {
     store = await kind.open();
-    a = createTestApp(store);
-    b = createTestApp(store);
+    a = await createTestApp(store);
+    b = await createTestApp(store);
     org = await a.newOrg();
   });
   afterAll(async () => {

@@ -11,8 +11,7 @@ import {
   queueCronRuns,
   type FunctionRunWorker,
 } from "../../runtime/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 import { countingStore } from "../helpers/counting-store.ts";
 
@@ -45,19 +44,17 @@ export default {
 };`;
 
 describe.each(storeKinds())("function triggers on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let worker: FunctionRunWorker;
   const ORIGIN = "http://tessera.test:8080";
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     // Only this suite makes runs; one a killed earlier run left in a shared database would be claimed here.
-    await store.query("DELETE FROM function_runs");
+    await t.store.query("DELETE FROM function_runs");
     worker = createFunctionRunWorker({
-      store,
+      store: t.store,
       clock: t.clock,
       log: silentLogger,
       invoker: t.invoker,
@@ -72,12 +69,10 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     org = await t.newOrg();
   });
   afterEach(async () => {
-    await store.query("DELETE FROM functions WHERE org_id = $1", [org.id]);
+    await t.store.query("DELETE FROM functions WHERE org_id = $1", [org.id]);
   });
   afterAll(async () => {
     await worker.dispose();
-    await t.dispose();
-    await store.dispose();
   });
 
   const deploy = (name: string, body: Record<string, unknown>, key = org.key) =>
@@ -95,7 +90,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   const newContact = (key = org.key) =>
     t.request("POST", "/v1/contacts", { key, body: { name: `Ada ${Math.random()}` } });
   const eventsOf = (orgId: string, type: string) =>
-    store.query<{ data: { object: Record<string, unknown> } }>(
+    t.store.query<{ data: { object: Record<string, unknown> } }>(
       "SELECT data FROM events WHERE org_id = $1 AND type = $2 ORDER BY seq",
       [orgId, type],
     );
@@ -125,7 +120,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   it("lets only a key that can read events deploy event triggers (403 otherwise)", async () => {
     const narrow = await org.addKey({ kind: "full_access", name: "functions only" });
     // No key kind is this narrow today; the rule holds for whatever scopes a key has.
-    await store.query("UPDATE api_keys SET scopes = '{functions:write}' WHERE org_id = $1 AND name = $2", [
+    await t.store.query("UPDATE api_keys SET scopes = '{functions:write}' WHERE org_id = $1 AND name = $2", [
       org.id,
       "functions only",
     ]);
@@ -158,7 +153,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     expect(deployment.body.triggers).toEqual(triggers);
     const third = await deploy("keeper", { triggers: [] });
     expect(third.body.triggers).toEqual([]);
-    const columns = await store.query("SELECT event_types, crons FROM functions WHERE id = $1", [
+    const columns = await t.store.query("SELECT event_types, crons FROM functions WHERE id = $1", [
       first.body.id,
     ]);
     expect(columns[0]).toEqual({ event_types: null, crons: null });
@@ -296,7 +291,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await deploy("late", { triggers: [{ type: "event", events: ["contact.created"] }] });
     await newContact();
     const [queued] = await runsOf("late");
-    await store.query("DELETE FROM events WHERE id = $1", [queued!.event_id]);
+    await t.store.query("DELETE FROM events WHERE id = $1", [queued!.event_id]);
     await worker.runOnce();
     expect((await runsOf("late"))[0]).toMatchObject({
       status: "failed",
@@ -315,7 +310,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     expect(await runsOf("switcher")).toHaveLength(1);
     await t.request("DELETE", "/v1/functions/switcher", { key: org.key });
     expect(
-      await store.query(
+      await t.store.query(
         "SELECT 1 FROM function_runs WHERE function_id IN (SELECT id FROM functions WHERE name = 'switcher')",
       ),
     ).toEqual([]);
@@ -332,15 +327,15 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     expect(job!.schedule).toBe("* * * * *");
     const mine = async () =>
       (
-        await store.query<{ schedule: string; scheduled_for: Date }>(
+        await t.store.query<{ schedule: string; scheduled_for: Date }>(
           "SELECT schedule, scheduled_for FROM function_runs WHERE function_id = $1 ORDER BY scheduled_for, schedule",
           [fn.body.id],
         )
       ).map((row) => `${row.schedule}@${row.scheduled_for.toISOString()}`);
-    await job!.run({ store, now: new Date("2026-01-15T08:00:20Z"), log: silentLogger });
-    await job!.run({ store, now: new Date("2026-01-15T08:01:00Z"), log: silentLogger });
+    await job!.run({ store: t.store, now: new Date("2026-01-15T08:00:20Z"), log: silentLogger });
+    await job!.run({ store: t.store, now: new Date("2026-01-15T08:01:00Z"), log: silentLogger });
     // The same minute again (a second node, a repeat): no second run.
-    expect(await queueCronRuns(store, new Date("2026-01-15T08:00:40Z"))).toBe(0);
+    expect(await queueCronRuns(t.store, new Date("2026-01-15T08:00:40Z"))).toBe(0);
     expect(await mine()).toEqual([
       "*/15 * * * *@2026-01-15T08:00:00.000Z",
       "0 9 * * *@2026-01-15T08:00:00.000Z",
@@ -375,7 +370,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     const late = await deploy("late-deploy", { triggers: [{ type: "cron", schedule: "0 8 * * *" }] });
     const runsOfFn = async (id: string) =>
       (
-        await store.query<{ schedule: string; scheduled_for: Date }>(
+        await t.store.query<{ schedule: string; scheduled_for: Date }>(
           "SELECT schedule, scheduled_for FROM function_runs WHERE function_id = $1 ORDER BY scheduled_for, schedule",
           [id],
         )
@@ -385,7 +380,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     const log = createLogger({ level: "info", write: (line) => logged.push(JSON.parse(line)) });
     const tick = (now: string, since: string | null) =>
       job!.run({
-        store,
+        store: t.store,
         now: new Date(now),
         log,
         previousTick: () => Promise.resolve(since === null ? null : new Date(since)),
@@ -428,7 +423,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       functions: { ...t.config.functions, cronCatchUpHours: 0 },
     }).find((j) => j.name === "function-crons")!;
     await none.run({
-      store,
+      store: t.store,
       now: new Date("2026-01-18T09:01:00Z"),
       log: silentLogger,
       previousTick: () => Promise.resolve(new Date("2026-01-17T09:31:00Z")),
@@ -464,8 +459,8 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       expect(created.status, created.text).toBe(201);
     }
     // Thursday 2026-01-15, 07:00 UTC is 08:00 in Berlin: due. Saturday the 17th is not.
-    expect(await queueCronRuns(store, new Date("2026-01-17T07:00:00Z"))).toBe(0);
-    expect(await queueCronRuns(store, new Date("2026-01-15T07:00:00Z"))).toBe(1);
+    expect(await queueCronRuns(t.store, new Date("2026-01-17T07:00:00Z"))).toBe(0);
+    expect(await queueCronRuns(t.store, new Date("2026-01-15T07:00:00Z"))).toBe(1);
     t.clock.set("2026-01-15T07:00:01Z");
     expect(await worker.runOnce()).toBe(1);
     const [run] = await runsOf("overdue-reminder");
@@ -500,7 +495,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       ],
     });
     t.clock.set("2026-01-15T12:00:05Z");
-    await queueCronRuns(store, t.clock.now());
+    await queueCronRuns(t.store, t.clock.now());
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
     const runs = await runsOf("self-loop");
     expect(runs.map((run) => [run.trigger, run.status])).toEqual([["cron", "failed"]]);
@@ -510,9 +505,9 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   it("takes back a run whose worker died once its lease passes, and fails it with no attempt left", async () => {
     await deploy("lease", { triggers: [{ type: "cron", schedule: "* * * * *" }] });
     t.clock.set("2026-01-15T13:00:00Z");
-    await queueCronRuns(store, t.clock.now());
+    await queueCronRuns(t.store, t.clock.now());
     // A worker claimed it and died: attempts counted, lease held.
-    await store.query(
+    await t.store.query(
       `UPDATE function_runs SET status = 'running', attempts = 1, locked_by = 'dead', locked_until = $1::timestamptz
        WHERE function_id = (SELECT id FROM functions WHERE org_id = $2 AND name = 'lease')`,
       ["2026-01-15T13:05:00Z", org.id],
@@ -528,14 +523,14 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await t.request("DELETE", "/v1/functions/lease", { key: org.key });
   });
 
-  it("waits while a slow run is in flight instead of asking the store again and again", async () => {
+  it("waits while a slow run is in flight instead of asking the t.store again and again", async () => {
     await deploy("slow", {
       files: {
         "index.ts": `export default async () => { await new Promise((r) => setTimeout(r, 1500)); return new Response("done"); }`,
       },
       triggers: [{ type: "event", events: ["contact.created"] }],
     });
-    const counted = countingStore(store);
+    const counted = countingStore(t.store);
     const looping = createFunctionRunWorker({
       store: counted.store,
       clock: t.clock,

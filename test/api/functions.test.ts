@@ -1,38 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { functionJobs } from "../../runtime/index.ts";
-import type { Store } from "../../store/index.ts";
 import { silentLogger } from "../../core/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 const HELLO = `export default { fetch: () => Response.json({ hello: "world" }) };`;
 
 describe.each(storeKinds())("function management on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind, { env: { TESSERA_FUNCTION_MAX_UPLOAD_BYTES: String(3 * 1024 * 1024) } });
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store, { env: { TESSERA_FUNCTION_MAX_UPLOAD_BYTES: String(3 * 1024 * 1024) } });
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
-  });
-  afterAll(async () => {
-    await t.dispose();
-    await store.dispose();
   });
 
   const deploy = (body: Record<string, unknown>, key = org.key) =>
     t.request("POST", "/v1/functions", { key, body: { files: { "index.ts": HELLO }, ...body } });
   const eventsOf = (orgId: string, type: string) =>
-    store.query<{ data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> } }>(
-      "SELECT data FROM events WHERE org_id = $1 AND type = $2 ORDER BY seq",
-      [orgId, type],
-    );
+    t.store.query<{
+      data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+    }>("SELECT data FROM events WHERE org_id = $1 AND type = $2 ORDER BY seq", [orgId, type]);
   const countDeployments = async (orgId = org.id) =>
     (
-      await store.query<{ n: number }>("SELECT count(*) AS n FROM function_deployments WHERE org_id = $1", [
+      await t.store.query<{ n: number }>("SELECT count(*) AS n FROM function_deployments WHERE org_id = $1", [
         orgId,
       ])
     )[0]!.n;
@@ -193,7 +185,7 @@ describe.each(storeKinds())("function management on $name", (kind) => {
     expect((await t.request("GET", "/v1/functions/listed", { key: org.key })).status).toBe(404);
     const event = (await eventsOf(org.id, "function.deleted")).at(-1)!;
     expect(event.data.object).toMatchObject({ id: created.body.id, name: "listed" });
-    const left = await store.query("SELECT 1 FROM function_deployments WHERE function_id = $1", [
+    const left = await t.store.query("SELECT 1 FROM function_deployments WHERE function_id = $1", [
       created.body.id,
     ]);
     expect(left).toHaveLength(0);
@@ -208,7 +200,7 @@ describe.each(storeKinds())("function management on $name", (kind) => {
     expect(set.status).toBe(200);
     expect(set.body.data.map((s: { name: string }) => s.name)).toEqual(["API_TOKEN", "OTHER"]);
     expect(JSON.stringify(set.body)).not.toContain("tok_live_very_secret");
-    const rows = await store.query<{ value: string }>(
+    const rows = await t.store.query<{ value: string }>(
       "SELECT value FROM function_secrets WHERE org_id = $1 AND name = 'API_TOKEN'",
       [org.id],
     );
@@ -278,7 +270,7 @@ describe.each(storeKinds())("function management on $name", (kind) => {
 
   it("lists logs newest first, filtered by level and request id (400 on unknown levels)", async () => {
     const fn = await deploy({ name: "logged" });
-    await store.query(
+    await t.store.query(
       `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
        VALUES ('flog_a' || $2, $1, $2, 1, 'req_1', 'log', 'first', 0, '2025-03-15T10:00:00Z'),
               ('flog_b' || $2, $1, $2, 1, 'req_1', 'error', 'second', 1, '2025-03-15T10:00:00Z'),
@@ -306,14 +298,14 @@ describe.each(storeKinds())("function management on $name", (kind) => {
 
   it("purges log lines past the retention (TESSERA_FUNCTION_LOG_RETENTION_DAYS)", async () => {
     const fn = await deploy({ name: "retained" });
-    await store.query(
+    await t.store.query(
       `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
        VALUES ('flog_old' || $2, $1, $2, 1, 'req_o', 'log', 'old', 0, '2025-03-01T00:00:00Z'),
               ('flog_new' || $2, $1, $2, 1, 'req_n', 'log', 'new', 0, '2025-03-14T00:00:00Z')`,
       [org.id, fn.body.id],
     );
     const [job] = functionJobs(t.config);
-    await job!.run({ store, now: new Date("2025-03-15T10:00:00Z"), log: silentLogger });
+    await job!.run({ store: t.store, now: new Date("2025-03-15T10:00:00Z"), log: silentLogger });
     const left = await t.request("GET", "/v1/functions/retained/logs", { key: org.key });
     expect(left.body.data.map((l: { message: string }) => l.message)).toEqual(["new"]);
   });

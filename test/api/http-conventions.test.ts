@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, withTestApp, type TestOrg } from "../helpers/app.ts";
 import { createFaultyStore } from "../helpers/faults.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -8,17 +7,14 @@ const PROBLEM_MEMBERS = ["code", "detail", "errors", "request_id", "status", "ti
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 describe.each(storeKinds())("HTTP conventions on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind, { env: { TESSERA_MAX_BODY_BYTES: "1024" } });
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store, { env: { TESSERA_MAX_BODY_BYTES: "1024" } });
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   /** A POST whose body is a stream, so no Content-Length is declared. */
   const postStream = (path: string, text: string) => {
@@ -202,25 +198,30 @@ describe.each(storeKinds())("HTTP conventions on $name", (kind) => {
     });
 
     it("renders an unforeseen failure as a bare 500 that leaks nothing", async () => {
-      const faulty = createFaultyStore(store);
-      const broken = createTestApp(faulty.store);
-      const mine = await broken.newOrg();
-      const internal = 'relation "secret_internal_table" does not exist at /srv/tessera/store/postgres.ts:42';
-      faulty.failQueries(/INSERT INTO contacts/, new Error(internal));
+      const faulty = createFaultyStore(t.store);
+      await withTestApp(faulty.store, {}, async (broken) => {
+        const mine = await broken.newOrg();
+        const internal =
+          'relation "secret_internal_table" does not exist at /srv/tessera/store/postgres.ts:42';
+        faulty.failQueries(/INSERT INTO contacts/, new Error(internal));
 
-      const response = await broken.request("POST", "/v1/contacts", { key: mine.key, body: { name: "Ada" } });
-      expect(response.status).toBe(500);
-      expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-      expect(Object.keys(response.body).sort()).toEqual(PROBLEM_MEMBERS);
-      expect(response.body).toMatchObject({ code: "internal", status: 500, errors: [] });
-      expect(response.body.request_id).toBe(response.headers.get("x-request-id"));
-      for (const leak of ["secret_internal_table", "postgres.ts", "/srv/", "Error:", "    at "]) {
-        expect(response.text).not.toContain(leak);
-      }
+        const response = await broken.request("POST", "/v1/contacts", {
+          key: mine.key,
+          body: { name: "Ada" },
+        });
+        expect(response.status).toBe(500);
+        expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+        expect(Object.keys(response.body).sort()).toEqual(PROBLEM_MEMBERS);
+        expect(response.body).toMatchObject({ code: "internal", status: 500, errors: [] });
+        expect(response.body.request_id).toBe(response.headers.get("x-request-id"));
+        for (const leak of ["secret_internal_table", "postgres.ts", "/srv/", "Error:", "    at "]) {
+          expect(response.text).not.toContain(leak);
+        }
 
-      faulty.heal();
-      const healed = await broken.request("POST", "/v1/contacts", { key: mine.key, body: { name: "Ada" } });
-      expect(healed.status).toBe(201);
+        faulty.heal();
+        const healed = await broken.request("POST", "/v1/contacts", { key: mine.key, body: { name: "Ada" } });
+        expect(healed.status).toBe(201);
+      });
     });
   });
 

@@ -16,10 +16,13 @@ describe.each(storeKinds())("Idempotency-Key on $name", (kind) => {
     store = await kind.open();
     // The faulty wrapper lets a test hold a request in flight or fail it on our side.
     faulty = createFaultyStore(store);
-    t = createTestApp(faulty.store);
+    t = await createTestApp(faulty.store);
     t.clock.set("2025-03-15T10:00:00Z");
   });
-  afterAll(() => store.dispose());
+  afterAll(async () => {
+    await t.dispose();
+    await store.dispose();
+  });
 
   const newKey = () => `idem-${randomBase62(16)}`;
   const post = (org: TestOrg, key: string, body: unknown, path = "/v1/contacts") =>

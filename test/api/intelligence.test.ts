@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { SnapshotSchema } from "../../engines/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -13,14 +12,12 @@ import { storeKinds } from "../helpers/stores.ts";
 const PATH = "/v1/intelligence/snapshots";
 
 describe.each(storeKinds())("intelligence snapshots API on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     other = await t.newOrg();
@@ -50,7 +47,6 @@ describe.each(storeKinds())("intelligence snapshots API on $name", (kind) => {
     // Only the other organization has a second contact: it must never show in ours.
     await post(other.key, "/v1/contacts", { name: "Bob" });
   });
-  afterAll(() => store.dispose());
 
   it("answers 404 not_found for latest before the first snapshot", async () => {
     const res = await t.request("GET", `${PATH}/latest`, { key: org.key });

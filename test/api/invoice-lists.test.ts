@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { markOverdueInvoices } from "../../engines/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 interface Listed {
@@ -12,13 +11,11 @@ interface Listed {
 }
 
 describe.each(storeKinds())("invoice lists on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-06-10T09:00:00Z");
     org = await t.newOrg();
     // Each create a second apart, so creation order is the list order.
@@ -39,7 +36,6 @@ describe.each(storeKinds())("invoice lists on $name", (kind) => {
     const toVoid = await create("2025-06-20");
     await t.request("PATCH", `/v1/invoices/${toVoid}`, { key: org.key, body: { status: "void" } });
   });
-  afterAll(() => store.dispose());
 
   const list = async (query: string) => {
     const response = await t.request("GET", `/v1/invoices?${query}`, { key: org.key });
@@ -92,7 +88,7 @@ describe.each(storeKinds())("invoice lists on $name", (kind) => {
   it("keeps totals exact as days pass, the overdue job runs and invoices change", async () => {
     t.clock.set("2025-07-02T00:00:01Z");
     await expectExactTotals();
-    await markOverdueInvoices(store, t.clock.now());
+    await markOverdueInvoices(t.store, t.clock.now());
     await expectExactTotals();
     const draft = (await list("status=draft")).data[0]!;
     await t.request("PATCH", `/v1/invoices/${draft.id}`, { key: org.key, body: { due_date: "2025-12-01" } });
@@ -126,9 +122,9 @@ describe.each(storeKinds())("invoice lists on $name", (kind) => {
     const body = { client: "Acme", currency: "EUR", amount: 1, due_date: "2025-09-09" };
     await t.request("POST", "/v1/invoices", { key: other.key, body });
     const counted = () =>
-      store.query<{ n: number }>("SELECT count(*) AS n FROM invoice_counts WHERE org_id = $1", [other.id]);
+      t.store.query<{ n: number }>("SELECT count(*) AS n FROM invoice_counts WHERE org_id = $1", [other.id]);
     expect((await counted())[0]!.n).toBe(1);
-    await store.query("DELETE FROM organizations WHERE id = $1", [other.id]);
+    await t.store.query("DELETE FROM organizations WHERE id = $1", [other.id]);
     expect((await counted())[0]!.n).toBe(0);
   });
 });

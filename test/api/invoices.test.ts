@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 describe.each(storeKinds())("invoices on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Record<string, unknown>) =>
     t.request("POST", "/v1/invoices", { key: org.key, body: { client: "Acme", currency: "EUR", ...body } });

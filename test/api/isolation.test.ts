@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { prepareRefs, RESOURCE_CASES } from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -35,8 +34,6 @@ function stable(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe.each(storeKinds())("organization isolation on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let owner: TestOrg;
   let intruder: TestOrg;
   let routes: Route[];
@@ -51,9 +48,9 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
     return stable(response.body);
   };
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     owner = await t.newOrg();
     intruder = await t.newOrg();
@@ -115,7 +112,6 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
     ownerIds.push(owner.id, ...[...targets.values()].map((target) => target.id));
     routes = t.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"));
   });
-  afterAll(() => store.dispose());
 
   it("aims at an object of every /v1 route that takes an id", () => {
     const segments = routes.filter((r) => r.path.includes("/:id")).map((r) => resourceOf(r.path));

@@ -1,24 +1,20 @@
 import { createMetrics } from "../../api/metrics.ts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "../../core/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type RequestOptions, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type RequestOptions, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 const ADMIN_TOKEN = "tsa_test_token";
 
 describe.each(storeKinds())("operations on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   describe("probes and metrics", () => {
     it("answers GET /healthz with 200 and no credential", async () => {
@@ -27,7 +23,7 @@ describe.each(storeKinds())("operations on $name", (kind) => {
       expect(response.body).toEqual({ status: "ok" });
     });
 
-    it("answers GET /readyz with 200 when the store is ready", async () => {
+    it("answers GET /readyz with 200 when the t.store is ready", async () => {
       const response = await t.request("GET", "/readyz");
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: "ready" });
@@ -53,7 +49,7 @@ describe.each(storeKinds())("operations on $name", (kind) => {
     it("adds what collectors read at scrape time, and leaves out and counts one that fails", async () => {
       const metrics = createMetrics();
       metrics.collect(async () => [{ name: "tessera_test_depth", help: "A depth.", value: 7 }]);
-      metrics.collect(() => Promise.reject(new Error("store down")));
+      metrics.collect(() => Promise.reject(new Error("t.store down")));
       const text = await metrics.render();
       expect(text).toMatch(/^# TYPE tessera_test_depth gauge$/m);
       expect(text).toMatch(/^tessera_test_depth 7$/m);

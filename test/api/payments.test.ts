@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 interface EventRow {
@@ -9,17 +8,14 @@ interface EventRow {
 }
 
 describe.each(storeKinds())("payments on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const invoice = async (body: Record<string, unknown> = {}) => {
     const created = await t.request("POST", "/v1/invoices", {
@@ -42,7 +38,7 @@ describe.each(storeKinds())("payments on $name", (kind) => {
   };
   const paymentCount = async (invoiceId: string) =>
     (
-      await store.query<{ n: number }>(
+      await t.store.query<{ n: number }>(
         "SELECT count(*) AS n FROM payments WHERE org_id = $1 AND invoice_id = $2",
         [org.id, invoiceId],
       )

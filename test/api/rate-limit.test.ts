@@ -2,8 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisRateLimiter } from "../../api/rate-limit/index.ts";
 import { FakeClock, randomBase62 } from "../../core/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestResponse } from "../helpers/app.ts";
+import { useTestApp, withTestApp, type TestApp, type TestResponse } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /** Free: 3 requests a minute. Pro: 5 an hour, a longer window than free's. */
@@ -20,14 +19,7 @@ const rateHeaders = (response: TestResponse) => ({
 });
 
 describe.each(storeKinds())("rate limits on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store, { env: { TESSERA_RATE_LIMITS: LIMITS } });
-  });
-  afterAll(() => store.dispose());
+  const t = useTestApp(kind, { env: { TESSERA_RATE_LIMITS: LIMITS } });
 
   it("sets X-RateLimit-* on every authenticated response, errors included", async () => {
     t.clock.set(START);
@@ -143,14 +135,15 @@ describe.each(storeKinds())("rate limits on $name", (kind) => {
     it("counts requests to two nodes against one budget", async () => {
       const clock = new FakeClock(START);
       const prefix = `tessera:test:rl:${randomBase62(12)}`;
-      const nodes = [1, 2].map(() =>
-        createTestApp(store, {
-          env: { TESSERA_RATE_LIMITS: LIMITS },
-          clock,
-          rateLimiter: createRedisRateLimiter(redis, clock, prefix),
-        }),
-      );
-      const [a, b] = nodes as [TestApp, TestApp];
+      const options = {
+        env: { TESSERA_RATE_LIMITS: LIMITS },
+        clock,
+        rateLimiter: createRedisRateLimiter(redis, clock, prefix),
+      };
+      await withTestApp(t.store, options, (a) => withTestApp(t.store, options, (b) => twoNodes(a, b, clock)));
+    });
+
+    const twoNodes = async (a: TestApp, b: TestApp, clock: FakeClock) => {
       const org = await a.newOrg({ plan: "free" });
 
       const statuses = [];
@@ -166,20 +159,22 @@ describe.each(storeKinds())("rate limits on $name", (kind) => {
       const next = await b.request("GET", "/v1/contacts", { key: org.key });
       expect(next.status).toBe(200);
       expect(rateHeaders(next).remaining).toBe("2");
-    });
+    };
 
     it("keeps separate budgets per credential in Redis too", async () => {
       const clock = new FakeClock(START);
       const prefix = `tessera:test:rl:${randomBase62(12)}`;
-      const node = createTestApp(store, {
+      const options = {
         env: { TESSERA_RATE_LIMITS: LIMITS },
         clock,
         rateLimiter: createRedisRateLimiter(redis, clock, prefix),
+      };
+      await withTestApp(t.store, options, async (node) => {
+        const org = await node.newOrg({ plan: "free" });
+        const second = await org.addKey({ kind: "full_access" });
+        for (let i = 0; i < 4; i++) await node.request("GET", "/v1/contacts", { key: org.key });
+        expect((await node.request("GET", "/v1/contacts", { key: second })).status).toBe(200);
       });
-      const org = await node.newOrg({ plan: "free" });
-      const second = await org.addKey({ kind: "full_access" });
-      for (let i = 0; i < 4; i++) await node.request("GET", "/v1/contacts", { key: org.key });
-      expect((await node.request("GET", "/v1/contacts", { key: second })).status).toBe(200);
     });
   });
 });

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import {
   prepareRefs,
   RESOURCE_CASES,
@@ -28,14 +27,7 @@ interface Fixture {
 }
 
 describe.each(storeKinds())("resource contract on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
-  });
-  afterAll(() => store.dispose());
+  const t = useTestApp(kind);
 
   describe.each(RESOURCE_CASES)("$resource", (rc: ResourceCase) => {
     const base = `/v1/${rc.resource}`;

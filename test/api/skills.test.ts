@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
 import { countRows } from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -18,8 +17,6 @@ interface EventBody {
 }
 
 describe.each(storeKinds())("skills on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let candidateId: string;
   let serial = 0;
@@ -33,14 +30,13 @@ describe.each(storeKinds())("skills on $name", (kind) => {
     return created.body.id as string;
   };
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     candidateId = await newCandidate();
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Body = {}, key = org.key) =>
     t.request("POST", "/v1/skills", {
@@ -172,13 +168,13 @@ describe.each(storeKinds())("skills on $name", (kind) => {
     it("refuses a candidate of another organization with 422 invalid_reference", async () => {
       const other = await t.newOrg();
       const theirs = await newCandidate(other.key);
-      const before = await countRows(store, "skills", org.id);
+      const before = await countRows(t.store, "skills", org.id);
       const response = await create({ candidate_id: theirs });
       expect(response.status, response.text).toBe(422);
       expect(response.body.errors).toEqual([
         { param: "candidate_id", code: "invalid_reference", message: `No such object: '${theirs}'` },
       ]);
-      expect(await countRows(store, "skills", org.id)).toBe(before);
+      expect(await countRows(t.store, "skills", org.id)).toBe(before);
     });
 
     it("refuses a candidate that does not exist, or was deleted, with 422 invalid_reference", async () => {
@@ -204,12 +200,12 @@ describe.each(storeKinds())("skills on $name", (kind) => {
   describe("one skill name per candidate", () => {
     it("refuses the same name for the same candidate, in any case, with 409 conflict", async () => {
       await create({ name: "Celestial Navigation" });
-      const before = await countRows(store, "skills", org.id);
+      const before = await countRows(t.store, "skills", org.id);
       const duplicate = await create({ name: "celestial NAVIGATION" });
       expect(duplicate.status, duplicate.text).toBe(409);
       expect(duplicate.body.code).toBe("conflict");
       expect(duplicate.text).not.toMatch(/violates|skills_org_candidate_name|duplicate key/);
-      expect(await countRows(store, "skills", org.id)).toBe(before);
+      expect(await countRows(t.store, "skills", org.id)).toBe(before);
     });
 
     it("lets another candidate claim the same name", async () => {

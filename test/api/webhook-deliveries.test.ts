@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, silentLogger } from "../../core/index.ts";
-import type { Store } from "../../store/index.ts";
 import { createWebhookWorker } from "../../webhooks/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import {
   insertEndpoint,
   startReceiver,
@@ -15,15 +14,19 @@ import {
 const ONE_ATTEMPT = { exponential: { base_s: 1, cap_s: 1 }, max_attempts: 1 };
 
 describe.each(workerStoreKinds())("webhook deliveries API on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
   let receiver: Receiver;
 
   const runWorker = async () => {
     const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", TESSERA_ALLOW_PRIVATE_TARGETS: "1" });
-    const worker = createWebhookWorker({ store, clock: t.clock, log: silentLogger, config, box: testBox });
+    const worker = createWebhookWorker({
+      store: t.store,
+      clock: t.clock,
+      log: silentLogger,
+      config,
+      box: testBox,
+    });
     try {
       return await worker.runOnce();
     } finally {
@@ -35,22 +38,22 @@ describe.each(workerStoreKinds())("webhook deliveries API on $name", (kind) => {
     expect(res.status).toBe(201);
   };
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
     other = await t.newOrg();
     receiver = await startReceiver(() => ({ status: 500 }));
   });
-  afterEach(() => store.query("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"));
+  afterEach(() => t.store.query("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"));
   afterAll(async () => {
     await receiver.close();
-    await store.dispose();
+    await t.store.dispose();
   });
 
   it("lists an endpoint's deliveries, its attempts, and an event's deliveries; other orgs get 404", async () => {
-    const endpoint = await insertEndpoint(store, receiver.url, {
+    const endpoint = await insertEndpoint(t.store, receiver.url, {
       orgId: org.id,
       retry_policy: ONE_ATTEMPT,
     });
@@ -112,7 +115,7 @@ describe.each(workerStoreKinds())("webhook deliveries API on $name", (kind) => {
   });
 
   it("retries a failed delivery now and recovers every failed one since a time", async () => {
-    const endpoint = await insertEndpoint(store, receiver.url, {
+    const endpoint = await insertEndpoint(t.store, receiver.url, {
       orgId: org.id,
       retry_policy: ONE_ATTEMPT,
     });
@@ -157,7 +160,7 @@ describe.each(workerStoreKinds())("webhook deliveries API on $name", (kind) => {
   });
 
   it("refuses to retry or recover for a disabled endpoint, and checks the body and the scope", async () => {
-    const endpoint = await insertEndpoint(store, receiver.url, {
+    const endpoint = await insertEndpoint(t.store, receiver.url, {
       orgId: org.id,
       retry_policy: ONE_ATTEMPT,
     });
@@ -166,7 +169,7 @@ describe.each(workerStoreKinds())("webhook deliveries API on $name", (kind) => {
     const [delivery] = (
       await t.request("GET", `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key: org.key })
     ).body.data;
-    await store.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1", [endpoint.id]);
+    await t.store.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1", [endpoint.id]);
     expect(
       (await t.request("POST", `/v1/webhook_deliveries/${delivery.id}/retry`, { key: org.key })).status,
     ).toBe(409);

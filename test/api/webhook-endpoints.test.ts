@@ -1,46 +1,42 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createSecretBox } from "../../core/index.ts";
-import type { Store } from "../../store/index.ts";
 import { signedHeaders, signingSecrets, type WebhookEndpointRow } from "../../webhooks/index.ts";
-import { createTestApp, TEST_SECRET, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, withTestApp, TEST_SECRET, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 const URL_OK = "https://hooks.example.com/tessera";
 const DAY_MS = 24 * 3600 * 1000;
 
 describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
   const box = createSecretBox(TEST_SECRET);
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const create = (body: Record<string, unknown> = {}, key = org.key) =>
     t.request("POST", "/v1/webhook_endpoints", { key, body: { url: URL_OK, ...body } });
   const rowOf = async (id: string) =>
-    (await store.query<WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1", [id]))[0]!;
+    (await t.store.query<WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1", [id]))[0]!;
   const countEndpoints = async (orgId = org.id) =>
     (
-      await store.query<{ n: number }>("SELECT count(*) AS n FROM webhook_endpoints WHERE org_id = $1", [
+      await t.store.query<{ n: number }>("SELECT count(*) AS n FROM webhook_endpoints WHERE org_id = $1", [
         orgId,
       ])
     )[0]!.n;
   const eventsOf = async (orgId: string, type: string) =>
-    store.query<{
+    t.store.query<{
       id: string;
       type: string;
       data: { object: Record<string, unknown>; previous_attributes?: object };
     }>("SELECT id, type, data FROM events WHERE org_id = $1 AND type = $2 ORDER BY seq", [orgId, type]);
   const deliveriesOf = async (endpointId: string) =>
-    store.query<{ id: string; event_id: string; event_type: string; status: string }>(
+    t.store.query<{ id: string; event_id: string; event_type: string; status: string }>(
       "SELECT id, event_id, event_type, status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id",
       [endpointId],
     );
@@ -111,7 +107,7 @@ describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
     const again = await request();
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
-    const stored = await store.query<{ response_body: string }>(
+    const stored = await t.store.query<{ response_body: string }>(
       "SELECT response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2",
       [org.id, "create-endpoint-once"],
     );
@@ -186,7 +182,7 @@ describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
     });
     expect(off.body).toMatchObject({ enabled: false, disabled_reason: "manual" });
     // What the delivery side does to a failing endpoint.
-    await store.query(
+    await t.store.query(
       "UPDATE webhook_endpoints SET disabled_reason = 'failing', failing_since = $2::timestamptz WHERE id = $1",
       [id, "2025-03-10T00:00:00Z"],
     );
@@ -393,21 +389,26 @@ describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
   });
 
   it("allows http and private targets when the operator does", async () => {
-    const open = createTestApp(store, {
+    const everything = {
       clock: t.clock,
       env: { TESSERA_ALLOW_HTTP_TARGETS: "1", TESSERA_ALLOW_PRIVATE_TARGETS: "1" },
+    };
+    const local = await withTestApp(t.store, everything, async (open) => {
+      const org = await open.newOrg();
+      const created = await open.request("POST", "/v1/webhook_endpoints", {
+        key: org.key,
+        body: { url: "http://127.0.0.1:9000/hook" },
+      });
+      expect(created.status).toBe(201);
+      return org;
     });
-    const local = await open.newOrg();
-    const created = await open.request("POST", "/v1/webhook_endpoints", {
-      key: local.key,
-      body: { url: "http://127.0.0.1:9000/hook" },
-    });
-    expect(created.status).toBe(201);
-    const httpOnly = createTestApp(store, { clock: t.clock, env: { TESSERA_ALLOW_HTTP_TARGETS: "1" } });
-    const refused = await httpOnly.request("POST", "/v1/webhook_endpoints", {
-      key: local.key,
-      body: { url: "http://localhost:9000/hook" },
-    });
+    const httpOnly = { clock: t.clock, env: { TESSERA_ALLOW_HTTP_TARGETS: "1" } };
+    const refused = await withTestApp(t.store, httpOnly, (app) =>
+      app.request("POST", "/v1/webhook_endpoints", {
+        key: local.key,
+        body: { url: "http://localhost:9000/hook" },
+      }),
+    );
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].param).toBe("url");
   });

@@ -102,7 +102,7 @@ describe("tessera serve on the embedded store", () => {
       ],
       cookie: "a=1; b=2",
     });
-    // Served by the data plane, counted under the app's route pattern like any other request.
+    // Served off the socket (api/invocation/node.ts), counted under the app's route pattern like any other request.
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(
       /^tessera_http_requests_total\{[^}]*route="\/v1\/functions\/:id\/invoke\/\*"[^}]*\} [1-9]/m,

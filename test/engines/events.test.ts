@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { markOverdueInvoices } from "../../engines/index.ts";
-import type { Store } from "../../store/index.ts";
-import { createTestApp, type TestApp, type TestOrg } from "../helpers/app.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 describe.each(storeKinds())("events outbox on $name", (kind) => {
-  let store: Store;
-  let t: TestApp;
   let org: TestOrg;
 
+  const t = useTestApp(kind);
+
   beforeAll(async () => {
-    store = await kind.open();
-    t = createTestApp(store);
     t.clock.set("2025-03-15T10:00:00Z");
     org = await t.newOrg();
   });
-  afterAll(() => store.dispose());
 
   const events = async (type?: string) => {
     const query = type ? `?per_page=100&type=${type}` : "?per_page=100";
@@ -26,7 +22,8 @@ describe.each(storeKinds())("events outbox on $name", (kind) => {
     }>;
   };
   const countEvents = async () =>
-    (await store.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE org_id = $1", [org.id]))[0]!.n;
+    (await t.store.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE org_id = $1", [org.id]))[0]!
+      .n;
 
   it("records created, updated (with previous_attributes) and deleted with the object", async () => {
     const contact = await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Ada" } });
@@ -84,8 +81,8 @@ describe.each(storeKinds())("events outbox on $name", (kind) => {
       body: { client: "Late Ltd", currency: "EUR", amount: 99, due_date: "2025-03-20" },
     });
     t.clock.set("2025-03-25T00:00:00Z");
-    expect(await markOverdueInvoices(store, t.clock.now())).toBeGreaterThanOrEqual(1);
-    await markOverdueInvoices(store, t.clock.now());
+    expect(await markOverdueInvoices(t.store, t.clock.now())).toBeGreaterThanOrEqual(1);
+    await markOverdueInvoices(t.store, t.clock.now());
     const overdue = (await events("invoice.overdue")).filter((e) => e.data.object.id === invoice.body.id);
     expect(overdue).toHaveLength(1);
     const read = await t.request("GET", `/v1/invoices/${invoice.body.id}`, { key: org.key });

@@ -1,13 +1,11 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApi, type Api, type createApp } from "../../api/app.ts";
-import { listen } from "../../api/listen.ts";
-import { createKeyCache } from "../../api/auth/key-cache.ts";
-import { createMetrics } from "../../api/metrics.ts";
-import { createMemoryRateLimiter, type RateLimiter } from "../../api/rate-limit/index.ts";
+import { afterAll, beforeAll } from "vitest";
+import type { Api } from "../../api/app.ts";
+import { listen } from "../../api/server.ts";
+import type { RateLimiter } from "../../api/rate-limit/index.ts";
 import {
   createLogger,
-  createSecretBox,
   FakeClock,
   loadConfig,
   randomBase62,
@@ -15,18 +13,15 @@ import {
   type Config,
   type Logger,
 } from "../../core/index.ts";
-import {
-  createApiKey,
-  createOrganization,
-  createListCache,
-  createResourceServices,
-  type ApiKeyCreate,
-} from "../../engines/index.ts";
-import { createFunctionHost } from "../../runtime/index.ts";
+import { createApiKey, createOrganization, type ApiKeyCreate } from "../../engines/index.ts";
+import { createServices, type Services } from "../../services.ts";
 import type { Store } from "../../store/index.ts";
+import type { StoreKind } from "./stores.ts";
 
 export interface TestApp {
-  app: ReturnType<typeof createApp>;
+  app: Api["app"];
+  /** Every service of the app, as `createServices` built them. */
+  services: Services;
   store: Store;
   clock: FakeClock;
   config: Config;
@@ -36,8 +31,8 @@ export interface TestApp {
   /** The response itself (to read a stream), through the same transport as `request`. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Runs the organization's functions (what a function run worker is given). */
-  invoker: Api["invoker"];
-  /** Disposes the function isolates and the HTTP server, if any (tests that invoke functions call it in afterAll). */
+  invoker: Services["invoker"];
+  /** Closes the HTTP server, if any, and disposes the services (not the store, which the caller owns). */
   dispose(): Promise<void>;
 }
 
@@ -69,40 +64,37 @@ export interface TestResponse {
 /** TESSERA_SECRET of test apps (unless `env` sets one): seals webhook secrets at rest. */
 export const TEST_SECRET = "test-secret-for-sealing-secrets-at-rest-0123456789";
 
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: FakeClock;
+  rateLimiter?: RateLimiter;
+  log?: Logger;
+  /** Serve over a real socket, as `tessera serve` listens (the invocation path's socket adapter first). */
+  http?: boolean;
+}
+
+/** Apps made and not yet disposed: test/setup.ts fails a file that leaves one open. */
+export const openTestApps = new Set<TestApp>();
+
 /**
- * The real API over a real store, called with `app.request()` (no socket), or with
- * `http: true` over a real socket as `tessera serve` listens (the invocation data plane
- * in front of the app). Time is a FakeClock so tests step it instead of sleeping.
+ * The real API over a real store, built by `createServices` as the server builds it, called
+ * with `app.request()` (no socket), or with `http: true` over a real socket. Time is a
+ * FakeClock so tests step it instead of sleeping. Dispose it (or use `useTestApp`).
  */
-export function createTestApp(
-  store: Store,
-  options: {
-    env?: Record<string, string>;
-    clock?: FakeClock;
-    rateLimiter?: RateLimiter;
-    log?: Logger;
-    http?: boolean;
-  } = {},
-): TestApp {
+export async function createTestApp(store: Store, options: TestAppOptions = {}): Promise<TestApp> {
   const clock = options.clock ?? new FakeClock(new Date());
   const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", ...options.env });
   const log = options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger);
-  const functionHost = createFunctionHost({ config, store, log });
-  const api = createApi({
+  const services = await createServices({
     config,
-    store,
-    clock,
     log,
-    isolates: functionHost.isolates,
-    outbound: functionHost.outbound,
-    keys: createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs }),
-    rateLimiter: options.rateLimiter ?? createMemoryRateLimiter(clock),
-    metrics: createMetrics(),
-    resources: createResourceServices(store, clock, createListCache(config.listCacheBytes)),
-    secretBox: createSecretBox(config.secret ?? TEST_SECRET),
+    clock,
+    store,
+    secret: config.secret ?? TEST_SECRET,
+    rateLimiter: options.rateLimiter,
     adminToken: "tsa_test_token",
-    ready: () => Promise.resolve(true),
   });
+  const api = services.api();
   const { app } = api;
   let server: Promise<Server> | undefined;
   const send = async (path: string, init: RequestInit = {}): Promise<Response> => {
@@ -147,12 +139,91 @@ export function createTestApp(
   };
 
   const dispose = async () => {
+    openTestApps.delete(testApp);
     if (server) {
       const listening = await server;
       listening.closeAllConnections();
       await new Promise((resolve) => listening.close(resolve));
     }
-    await functionHost.dispose();
+    await services.dispose();
   };
-  return { app, invoker: api.invoker, store, clock, config, newOrg, request, fetch: send, dispose };
+  const testApp: TestApp = {
+    app,
+    services,
+    invoker: services.invoker,
+    store,
+    clock,
+    config,
+    newOrg,
+    request,
+    fetch: send,
+    dispose,
+  };
+  openTestApps.add(testApp);
+  return testApp;
+}
+
+/** Runs `use` with a second app on the same store (other settings), disposed after it. */
+export async function withTestApp<T>(
+  store: Store,
+  options: TestAppOptions,
+  use: (t: TestApp) => Promise<T>,
+): Promise<T> {
+  const t = await createTestApp(store, options);
+  try {
+    return await use(t);
+  } finally {
+    await t.dispose();
+  }
+}
+
+/**
+ * A suite's app on one store kind: opens a migrated store and builds the app before the
+ * suite's tests, disposes both after them. Read its members inside tests and hooks.
+ *
+ * @example
+ *   describe.each(storeKinds())("deals on $name", (kind) => {
+ *     const t = useTestApp(kind);
+ *     it("creates a deal", async () => { const org = await t.newOrg(); … });
+ *   });
+ */
+export function useTestApp(kind: StoreKind, options: TestAppOptions = {}): TestApp {
+  let current: TestApp | undefined;
+  let store: Store | undefined;
+  beforeAll(async () => {
+    store = await kind.open();
+    current = await createTestApp(store, options);
+  });
+  afterAll(async () => {
+    await current?.dispose();
+    await store?.dispose();
+  });
+  const app = () => {
+    if (!current) throw new Error("useTestApp: the app exists from the suite's beforeAll on");
+    return current;
+  };
+  return {
+    get app() {
+      return app().app;
+    },
+    get services() {
+      return app().services;
+    },
+    get invoker() {
+      return app().invoker;
+    },
+    get store() {
+      return app().store;
+    },
+    get clock() {
+      return app().clock;
+    },
+    get config() {
+      return app().config;
+    },
+    newOrg: (opts) => app().newOrg(opts),
+    request: (method, path, opts) => app().request(method, path, opts),
+    fetch: (path, init) => app().fetch(path, init),
+    dispose: () => app().dispose(),
+  };
 }

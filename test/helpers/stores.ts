@@ -6,7 +6,7 @@ import { createPgliteStore, createPostgresStore, migrate, type Store } from "../
  * database per kind and isolate themselves by creating their own organizations.
  */
 export interface StoreKind {
-  name: "pglite" | "postgres";
+  name: string;
   open(): Promise<Store>;
 }
 

@@ -58,7 +58,7 @@ describe.skipIf(missing !== null)("Deno parity of examples/functions", () => {
   beforeAll(async () => {
     for (const example of CASES) servers.set(example.name, startDeno(example, denoDir));
     store = await storeKinds()[0]!.open();
-    t = createTestApp(store);
+    t = await createTestApp(store);
     org = await t.newOrg();
   });
 
@@ -71,6 +71,7 @@ describe.skipIf(missing !== null)("Deno parity of examples/functions", () => {
         ),
       ),
     );
+    await t?.dispose();
     await store?.dispose();
     await stopCompiler();
     rmSync(denoDir, { recursive: true, force: true });

@@ -1,94 +1,80 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ReadableStream } from "node:stream/web";
-import { AppError } from "../core/index.ts";
-import type { FunctionInvoker, FunctionResponse } from "../runtime/index.ts";
-import type { ApiDeps } from "./env.ts";
-import type { Authenticated, Authenticator } from "./middleware/auth.ts";
-import { readIncoming } from "./middleware/json-body.ts";
-import { requestIdFrom } from "./middleware/request-id.ts";
-import { recordRequest } from "./observe.ts";
-import { asAppError, problemParts } from "./problem.ts";
-import { invocationHeaders, isApiKeyHeader, serveInvocation } from "./routes/functions.ts";
+import { AppError, type Logger } from "../../core/index.ts";
+import type { FunctionResponse } from "../../runtime/index.ts";
+import type { Metrics } from "../metrics.ts";
+import { readIncoming } from "../middleware/json-body.ts";
+import { requestIdFrom } from "../middleware/request-id.ts";
+import { recordRequest } from "../observe.ts";
+import { asAppError, problemParts } from "../problem.ts";
+import { headersFromNode } from "./headers.ts";
+import { matchInvocation, type InvocationTarget } from "./match.ts";
+import { serveInvocation, type InvocationDeps, type InvocationOutcome } from "./serve.ts";
 
-/**
- * The invocation data plane: `/v1/functions/{id}/invoke…` served straight off Node's
- * request and response, beside the app rather than through it. The same steps as the
- * app's (request id, authentication and rate limit, `serveInvocation`, problem bodies,
- * metrics and the request log), without a Fetch Request, a router, a middleware chain
- * or a Fetch Response with its Headers: on a trivial function that plumbing cost more
- * CPU than the isolate (bench/README.md, function-invoke). Anything unusual (a host or
- * path that is not already canonical) is left to the app, which answers it the same way.
- */
-export interface DataPlaneDeps extends Pick<ApiDeps, "config" | "rateLimiter" | "clock" | "metrics" | "log"> {
-  authenticate: Authenticator;
-  invoker: FunctionInvoker;
+export interface NodeInvocationDeps extends InvocationDeps {
+  metrics: Metrics;
+  log: Logger;
 }
 
-/** `/v1/functions/{id}/invoke`, then the end, a query, or more path. */
-const INVOKE = /^\/v1\/functions\/([^/?#]+)\/invoke(?=([/?#]|$))/;
-// As @hono/node-server takes a URL as is (no normalization needed): anything else goes to the app.
-const CANONICAL_PATH = /^\/[!#$&-;=?-\[\]_a-z~]*$/;
-const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
-const CANONICAL_HOST = /^[a-z0-9._-]+(?::[1-9][0-9]{0,4})?$/;
-
-/** Returns a Node request handler that serves invocations and says whether it took the request. */
-export function createDataPlane(deps: DataPlaneDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+/**
+ * Step 4a, the socket adapter: serves an invocation straight off Node's request and
+ * response, and says whether it took the request. The server offers it every request
+ * first (api/server.ts); what it does not take (not an invocation, or a path or host that
+ * is not canonical) goes to the app, whose fetch adapter serves invocations the same way.
+ *
+ * Why not through the app: without a Fetch Request, a router, a middleware chain and a Fetch
+ * Response with its Headers, a trivial invocation costs about a third less CPU
+ * (bench/README.md, function-invoke). The steps are the app's: request id, the core
+ * (`serve.ts`), problem bodies, metrics and the request log.
+ */
+export function createNodeInvocation(
+  deps: NodeInvocationDeps,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    const path = req.url ?? "";
-    const host = req.headers.host;
-    if (!path.startsWith("/v1/functions/") || host === undefined) return false;
-    const match = INVOKE.exec(path);
-    if (!match || !CANONICAL_PATH.test(path) || DOT_SEGMENT.test(path) || !CANONICAL_HOST.test(host))
-      return false;
-    if (host.endsWith(":80")) return false;
-    let ref: string;
-    try {
-      ref = decodeURIComponent(match[1]!);
-    } catch {
-      return false;
-    }
-    const route = match[2] === "/" ? "/v1/functions/:id/invoke/*" : "/v1/functions/:id/invoke";
-    void serve(deps, req, res, { ref, route, url: `http://${host}${path}` });
+    const target = matchInvocation(req.url ?? "", req.headers.host);
+    if (!target) return false;
+    void serveNode(deps, req, res, target);
     return true;
   };
 }
 
-async function serve(
-  deps: DataPlaneDeps,
+async function serveNode(
+  deps: NodeInvocationDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  target: { ref: string; route: string; url: string },
+  target: InvocationTarget,
 ): Promise<void> {
   const started = performance.now();
   const method = req.method ?? "GET";
   const given = req.headers["x-request-id"];
   const requestId = requestIdFrom(typeof given === "string" ? given : undefined);
+  const outcome: InvocationOutcome = { headers: {}, principal: undefined };
   let status = 500;
-  let caller: Authenticated | undefined;
   try {
-    const authorization = req.headers.authorization;
-    // Only a Tessera key is authenticated here; other credentials are the function's business.
-    if (isApiKeyHeader(authorization)) caller = await deps.authenticate(authorization);
-    const { response, headers } = await serveInvocation(deps.invoker, deps, {
-      ref: target.ref,
-      requestId,
-      method,
-      url: target.url,
-      principal: caller?.principal,
-      authorization,
-      headers: invocationHeaders(req.rawHeaders, caller !== undefined),
-      readBody: (maxBytes) => readIncoming(req, maxBytes),
-      depth: 0,
-    });
+    const response = await serveInvocation(
+      deps,
+      {
+        ref: target.ref,
+        requestId,
+        method,
+        url: target.url,
+        authorization: req.headers.authorization,
+        carried: undefined,
+        headers: (withoutAuthorization) => headersFromNode(req.rawHeaders, withoutAuthorization),
+        readBody: (maxBytes) => readIncoming(req, maxBytes),
+        depth: 0,
+      },
+      outcome,
+    );
     status = response.status;
-    await write(res, method, response, { "x-request-id": requestId, ...caller?.rateLimit, ...headers });
+    await write(res, method, response, { "x-request-id": requestId, ...outcome.headers });
   } catch (error) {
     const problem = problemParts(asAppError(error, requestId, deps.log), requestId);
     status = problem.status;
     if (res.headersSent) res.destroy();
     else {
       res.writeHead(status, {
-        ...caller?.rateLimit,
+        ...outcome.headers,
         ...problem.headers,
         "x-request-id": requestId,
         "content-length": Buffer.byteLength(problem.body),
@@ -103,7 +89,7 @@ async function serve(
       route: target.route,
       status,
       seconds,
-      org: caller?.principal.orgId,
+      org: outcome.principal?.orgId,
     });
   }
 }
@@ -111,7 +97,7 @@ async function serve(
 /**
  * Writes a function's response: headers once (Node's own validation stands guard over what
  * the guest sent), a whole body in the same write (at the end of the turn, with the others:
- * end-together.ts), a stream chunk by chunk with backpressure, cancelled when the client goes away.
+ * end-of-turn.ts), a stream chunk by chunk with backpressure, cancelled when the client goes away.
  */
 async function write(
   res: ServerResponse,

@@ -1,16 +1,16 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { EndTogetherResponse } from "../../api/end-together.ts";
+import { endOfTurnResponses } from "../../api/end-of-turn.ts";
 
-describe("EndTogetherResponse", () => {
+describe("endOfTurnResponses", () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   /** A real server whose handler is `handle`; resolves to its base URL. */
   const listen = (handle: (path: string, res: ServerResponse) => void) =>
     new Promise<string>((resolve) => {
-      server = createServer({ keepAlive: false, ServerResponse: EndTogetherResponse }, (req, res) =>
+      server = createServer({ keepAlive: false, ServerResponse: endOfTurnResponses() }, (req, res) =>
         handle(req.url ?? "/", res),
       );
       server.listen(0, "127.0.0.1", () =>

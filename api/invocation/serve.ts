@@ -1,0 +1,108 @@
+import { AppError } from "../../core/index.ts";
+import { hasScope, type KeyPrincipal } from "../../engines/index.ts";
+import { isFunctionRef, type FunctionResponse } from "../../runtime/index.ts";
+import type { ApiDeps } from "../env.ts";
+import { limitRate, type Authenticator } from "../middleware/auth.ts";
+import type { HeaderPairs } from "./headers.ts";
+
+const CHALLENGE = 'Bearer realm="tessera"';
+
+export interface InvocationDeps extends Pick<ApiDeps, "config" | "rateLimiter" | "clock" | "invoker"> {
+  authenticate: Authenticator;
+}
+
+/** One call of `/v1/functions/{ref}/invoke…`, as an adapter read it off its request. */
+export interface InvocationCall {
+  /** The `{ref}` path segment, decoded: a function name or id. */
+  ref: string;
+  requestId: string;
+  method: string;
+  /** The original public URL. */
+  url: string;
+  authorization: string | undefined;
+  /** The caller an in-process request carries (a trigger run's `ctx.platform.fetch`). */
+  carried: KeyPrincipal | undefined;
+  /** The request's headers for the function (`headers.ts`), without `authorization` when asked. */
+  headers(withoutAuthorization: boolean): HeaderPairs;
+  /** The request body, at most `maxBytes` (413 past it). */
+  readBody(maxBytes: number): Promise<Buffer>;
+  /** How many invocations deep this one is (`ctx.platform.fetch` nesting). */
+  depth: number;
+}
+
+/**
+ * What an adapter needs to answer, success or failure: the X-RateLimit-* headers (the
+ * caller's key's, or the public function's shared budget) and the caller, once known.
+ */
+export interface InvocationOutcome {
+  headers: Record<string, string>;
+  principal: KeyPrincipal | undefined;
+}
+
+/** Whether an `Authorization` header carries a Tessera API key (invocations authenticate only those). */
+export function isApiKeyHeader(header: string | undefined): boolean {
+  return /^Bearer\s+sk_/i.test(header ?? "");
+}
+
+/**
+ * Step 3, the core: one invocation, whichever adapter it came through.
+ *
+ * 1. The caller: a Tessera API key is authenticated (and counted against its rate limit) and
+ *    consumed here: the function sees the caller as `ctx.user`, never the key. Any other
+ *    `Authorization` is the function's own business and passes through.
+ * 2. The function: by name or id within the caller's organization; anonymous callers name a
+ *    public one by id (a name means something only within an organization).
+ * 3. Permission: a private function needs `functions:read`; anonymous calls to a public one
+ *    share one budget, the organization's plan limit for it, so a flood stops at 429 before
+ *    it reaches the isolate.
+ * 4. The body, under the function's request size limit, then the isolate answers.
+ */
+export async function serveInvocation(
+  deps: InvocationDeps,
+  call: InvocationCall,
+  outcome: InvocationOutcome,
+): Promise<FunctionResponse> {
+  const { ref, authorization } = call;
+  if (!isFunctionRef(ref)) {
+    throw new AppError("not_found", `No such function: '${ref.slice(0, 100)}'`);
+  }
+  const keyed = isApiKeyHeader(authorization);
+  let principal: KeyPrincipal | undefined;
+  if (keyed || call.carried) {
+    const caller = await deps.authenticate(keyed ? authorization : undefined, call.carried);
+    principal = caller.principal;
+    outcome.headers = caller.rateLimit;
+    outcome.principal = principal;
+  }
+  const fn = await deps.invoker.resolve(principal?.orgId, ref);
+  if (!fn && principal) throw new AppError("not_found", `No such function: '${ref}'`);
+  if (!fn || (fn.auth === "key" && !principal)) {
+    if (authorization) {
+      throw new AppError("invalid_token", "This function needs a Tessera API key (Bearer sk_live_…)", {
+        headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
+      });
+    }
+    throw new AppError("unauthenticated", "Send your API key as Authorization: Bearer sk_live_…", {
+      headers: { "WWW-Authenticate": CHALLENGE },
+    });
+  }
+  if (fn.auth === "key" && !hasScope(principal!.scopes, "functions", "read")) {
+    throw new AppError("insufficient_scope", "This key lacks the functions:read scope", {
+      headers: { "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="functions:read"` },
+    });
+  }
+  if (!principal) outcome.headers = await limitRate(deps, `public:${fn.functionId}`, fn.plan);
+  const { method } = call;
+  const body =
+    method === "GET" || method === "HEAD" ? null : await call.readBody(deps.config.functions.maxRequestBytes);
+  return deps.invoker.invoke(fn, {
+    requestId: call.requestId,
+    method,
+    url: call.url,
+    headers: call.headers(keyed),
+    body: body && body.length > 0 ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : null,
+    principal,
+    authorization: principal ? authorization : undefined,
+    depth: call.depth,
+  });
+}

@@ -1,0 +1,270 @@
+import { Redis } from "ioredis";
+import {
+  createApi,
+  createKeyCache,
+  createMemoryRateLimiter,
+  createMetrics,
+  createRedisRateLimiter,
+  withCrossNodeInvalidation,
+  type Api,
+  type ApiDeps,
+  type KeyCache,
+  type MetricSample,
+  type Metrics,
+  type RateLimiter,
+} from "./api/index.ts";
+import {
+  createSecretBox,
+  Releasers,
+  systemClock,
+  type Clock,
+  type Config,
+  type Disposable,
+  type Logger,
+} from "./core/index.ts";
+import {
+  buildEventCatalog,
+  createEngineStateService,
+  createListCache,
+  createResourceServices,
+  latestSnapshot,
+  PLATFORM_EVENT_TYPES,
+  type CatalogSource,
+  type ListCache,
+} from "./engines/index.ts";
+import {
+  createFunctionHost,
+  createFunctionInvoker,
+  createFunctionService,
+  FUNCTION_EVENT_TYPES,
+  RUN_QUEUE,
+  type FunctionHost,
+} from "./runtime/index.ts";
+import { watchdog } from "./sandbox/index.ts";
+import { openStore, pendingMigrations, queueStats, QUEUE_COUNT_CAP, type Store } from "./store/index.ts";
+import {
+  createWebhookDeliveryService,
+  createWebhookEndpointService,
+  DELIVERY_QUEUE,
+  WEBHOOK_EVENT_TYPES,
+} from "./webhooks/index.ts";
+
+/**
+ * Every service of one Tessera process, built once (the composition root's first half;
+ * main.ts decides what runs). The server, the CLI, tests and benchmarks all start here, so
+ * a service is wired in one place: add a new one below and to `Services`.
+ *
+ * Nothing here listens or polls: the HTTP server, the scheduler and the workers are started
+ * by `startServer` for the roles that run them. The REST app itself is built on first use
+ * (`api()`), by the API role or by a function's first `ctx.platform.fetch` on a worker.
+ */
+export interface Services extends ApiDeps, Disposable {
+  /** The warm isolates and functions' outbound connections. */
+  functionHost: FunctionHost;
+  /** The REST application of this process, built on first call. */
+  api(): Api;
+}
+
+export interface ServicesOptions {
+  config: Config;
+  log: Logger;
+  clock?: Clock;
+  /** Use this store instead of opening one from the config (tests); the caller disposes it. */
+  store?: Store;
+  /** The key that seals secrets at rest (default: `config.secret`; embedded mode reads the data dir's). */
+  secret?: string;
+  /** Replaces the limiter the config chooses (tests, benchmarks). */
+  rateLimiter?: RateLimiter;
+  /** Replaces the key cache (benchmarks that measure what it costs). */
+  keys?: KeyCache;
+  /** The token operator commands present to `/admin/v1` (embedded mode: the data dir's). */
+  adminToken?: string;
+}
+
+/** Builds every service of the process; `dispose()` tears them down in reverse order. */
+export async function createServices(options: ServicesOptions): Promise<Services> {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  const releasers = new Releasers();
+  try {
+    const store = options.store ?? (await openStore(config));
+    if (!options.store) releasers.add("store", () => store.dispose());
+    const secret = options.secret ?? config.secret;
+    if (!secret) throw new Error("createServices needs a secret for sealing secrets at rest");
+    const secretBox = createSecretBox(secret);
+    const redis = config.redisUrl ? connectRedis(config.redisUrl, log, releasers, "redis") : undefined;
+    const rateLimiter =
+      options.rateLimiter ?? (redis ? createRedisRateLimiter(redis, clock) : createMemoryRateLimiter(clock));
+    const keys = options.keys ?? (await createKeys({ config, store, clock, log, redis, releasers }));
+    const listCache = createListCache(config.listCacheBytes);
+    const metrics = createMetrics();
+    const resources = createResourceServices(store, clock, listCache);
+    const catalog = buildEventCatalog(
+      [...resources.values()].map((service) => service.definition as CatalogSource),
+      [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
+    );
+    const eventTypes = catalog.map((entry) => entry.type);
+    const engineState = createEngineStateService(store, clock, {
+      maxEntries: config.engineStateMaxEntries,
+    });
+    const functionHost = createFunctionHost({ config, store, log });
+    // Disposed after everything that invokes functions (registered before them).
+    releasers.add("function isolates", () => functionHost.dispose());
+    let api: Api | undefined;
+    const invoker = createFunctionInvoker({
+      store,
+      clock,
+      box: secretBox,
+      config: config.functions,
+      log,
+      pool: functionHost.isolates,
+      outbound: functionHost.outbound,
+      engineState,
+      latestSnapshot: (orgId) => latestSnapshot(store, orgId),
+      // ctx.platform.fetch: the REST API in-process, as the caller.
+      platformFetch: (request) => Promise.resolve(services.api().app.fetch(request)),
+    });
+    const services: Services = {
+      config,
+      log,
+      clock,
+      store,
+      secretBox,
+      keys,
+      rateLimiter,
+      metrics,
+      resources,
+      catalog,
+      engineState,
+      webhookEndpoints: createWebhookEndpointService({
+        store,
+        clock,
+        box: secretBox,
+        eventTypes,
+        policy: { allowHttp: config.allowHttpTargets, allowPrivate: config.allowPrivateTargets },
+      }),
+      webhookDeliveries: createWebhookDeliveryService({ store, clock }),
+      functionHost,
+      invoker,
+      functions: createFunctionService({
+        eventTypes,
+        store,
+        clock,
+        box: secretBox,
+        config: config.functions,
+        onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
+      }),
+      adminToken: options.adminToken,
+      ready: async () => (await pendingMigrations(store)).length === 0,
+      api: () => (api ??= createApi(services)),
+      dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
+    };
+    registerGauges(services, listCache);
+    return services;
+  } catch (error) {
+    await releasers.dispose();
+    throw error;
+  }
+}
+
+/** The key cache; with Redis, revocations reach every node at once (not after the cache TTL). */
+async function createKeys(parts: {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  redis: Redis | undefined;
+  releasers: Releasers;
+}): Promise<KeyCache> {
+  const { config, store, clock, log, redis, releasers } = parts;
+  const local = createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs });
+  if (!redis) return local;
+  return withCrossNodeInvalidation(
+    local,
+    redis,
+    connectRedis(config.redisUrl!, log, releasers, "redis subscriber"),
+    (error) => log.warn("key revocation broadcast failed", { error }),
+  );
+}
+
+function connectRedis(url: string, log: Logger, releasers: Releasers, name: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  redis.on("error", (error) => log.warn("redis error", { connection: name, error }));
+  releasers.add(name, async () => void (await redis.quit().catch(() => redis.disconnect())));
+  return redis;
+}
+
+/** What `/metrics` reports beside requests: the list cache, the queues, the isolates' watchdog. */
+function registerGauges(services: Services, listCache: ListCache | undefined): void {
+  const { metrics, store, clock } = services;
+  if (listCache) {
+    const { stats } = listCache;
+    metrics.gauge(
+      "tessera_list_cache_hits_total",
+      "List pages served from the cache.",
+      () => stats.hits,
+      "counter",
+    );
+    metrics.gauge(
+      "tessera_list_cache_misses_total",
+      "List pages read from the store.",
+      () => stats.misses,
+      "counter",
+    );
+    metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
+  }
+  metrics.collect(() => queueMetrics(store, clock.now()));
+  registerWatchdogGauges(metrics);
+}
+
+function registerWatchdogGauges(metrics: Metrics): void {
+  const stats = () => watchdog().stats();
+  metrics.gauge(
+    "tessera_function_entries_watched_total",
+    "Entries into function isolates bounded by the watchdog.",
+    () => stats().armed,
+    "counter",
+  );
+  metrics.gauge(
+    "tessera_function_entries_timeout_total",
+    "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
+    () => stats().fallbacks,
+    "counter",
+  );
+  metrics.gauge(
+    "tessera_function_entries_stopped_total",
+    "Entries the watchdog stopped, past what was left of their request's CPU time.",
+    () => stats().stopped,
+    "counter",
+  );
+}
+
+/** The background queues as an operator watches them: depth, and how far the workers are behind. */
+async function queueMetrics(store: Store, now: Date): Promise<MetricSample[]> {
+  const [deliveries, runs] = await Promise.all([
+    queueStats(store, DELIVERY_QUEUE, now),
+    queueStats(store, RUN_QUEUE, now),
+  ]);
+  return [
+    {
+      name: "tessera_webhook_deliveries_queued",
+      help: `Webhook deliveries waiting for an attempt or in one (counted up to ${QUEUE_COUNT_CAP}).`,
+      value: deliveries.queued,
+    },
+    {
+      name: "tessera_webhook_delivery_lag_seconds",
+      help: "How long the oldest delivery a worker could attempt now has been due (0: none is).",
+      value: deliveries.lagSeconds,
+    },
+    {
+      name: "tessera_function_runs_queued",
+      help: `Function trigger runs waiting or running (counted up to ${QUEUE_COUNT_CAP}).`,
+      value: runs.queued,
+    },
+    {
+      name: "tessera_function_run_lag_seconds",
+      help: "How long the oldest run a worker could claim now has been due (0: none is).",
+      value: runs.lagSeconds,
+    },
+  ];
+}
