@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError, rfc3339, type Clock } from "../core/index.ts";
 import { rfcOrNull, SqlWhere, type ListQuery, type Page, type ResourceDefinition } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
-import { notifyWorkers } from "./claim.ts";
+import { notifyWorkers } from "./delivery-queries.ts";
 
 /**
  * Deliveries and attempts as the API shows them, and the operations on messages:
