@@ -15,16 +15,6 @@ export interface ListQuery {
   filters: Record<string, string[]>;
 }
 
-export interface Page<T> {
-  data: T[];
-  meta: { total: number; page: number; per_page: number };
-}
-
-export const MAX_PER_PAGE = 100;
-export const DEFAULT_PER_PAGE = 25;
-/** Deep offsets cost a scan; beyond this callers filter by date instead. */
-export const MAX_OFFSET_WINDOW = 10_000;
-
 /** One of several conditions that never match the same row (see `SqlWhere.anyOf`). */
 export interface Branch {
   sql: string;
