@@ -68,3 +68,23 @@ function orOf(branches: Branch[]): string {
 export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/**
+ * The common `created_after`/`created_before` (and `updated_*`) bounds, on the columns a
+ * list has; a list without an `updated` column ignores those two.
+ */
+export function addTimeBounds(
+  where: SqlWhere,
+  query: ListQuery,
+  columns: { created: string; updated?: string },
+): void {
+  const bounds: Array<[string | undefined, Date | undefined]> = [
+    [`${columns.created} >`, query.createdAfter],
+    [`${columns.created} <`, query.createdBefore],
+    [columns.updated && `${columns.updated} >`, query.updatedAfter],
+    [columns.updated && `${columns.updated} <`, query.updatedBefore],
+  ];
+  for (const [condition, at] of bounds) {
+    if (condition && at) where.add(`${condition} ${where.bind(at.toISOString())}::timestamptz`);
+  }
+}

@@ -81,15 +81,15 @@ export interface PageSelect {
  *   where.add(`org_id = ${where.bind(orgId)}`);
  *   return selectPage(db, { from: "events", where, orderBy: "created_at DESC, id DESC" }, query, renderEvent);
  */
-export async function selectPage<T>(
+export async function selectPage<T, R extends object = Row>(
   db: Queryable,
   select: PageSelect,
   paging: Paging,
-  render: (row: Row) => T,
+  render: (row: R) => T,
 ): Promise<Page<T>> {
   const where = select.where.toSql();
   const [rows, counted] = await Promise.all([
-    db.query(
+    db.query<R>(
       `SELECT ${select.columns ?? "*"} FROM ${select.from} ${where}
        ORDER BY ${select.orderBy} ${limitOffsetSql(paging)}`,
       select.where.params,

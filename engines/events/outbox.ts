@@ -121,6 +121,12 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
   return selectPage(db, { from: "events", where, orderBy }, query, renderEvent);
 }
 
+/** Events by id, across organizations (the queue workers' batch read; a purged event is absent). */
+export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
+  const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
+  return new Map(rows.map((row) => [row.id as string, row]));
+}
+
 export async function getEvent(db: Queryable, orgId: string, id: string): Promise<Event> {
   const rows = await db.query("SELECT * FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
   if (!rows[0]) throw new AppError("not_found", `No such event: '${id}'`);
