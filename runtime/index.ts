@@ -14,3 +14,4 @@ export { purgeFunctionLogs } from "./log-queries.ts";
 
 export * from "./host.ts";
 export * from "./housekeeping.ts";
+export * from "./guarded-http.ts";
