@@ -2,8 +2,8 @@ import { z } from "zod";
 import { AppError, type FieldError } from "../core/index.ts";
 import {
   DEFAULT_PER_PAGE,
-  MAX_OFFSET_WINDOW,
   MAX_PER_PAGE,
+  offsetWindowProblem,
   type ListQuery,
   type ResourceDefinition,
 } from "../engines/index.ts";
@@ -74,12 +74,8 @@ export function parseListQuery(
 
   const page = integer(params.get("page"), 1, "page", 1, Number.MAX_SAFE_INTEGER, fail);
   const perPage = integer(params.get("per_page"), DEFAULT_PER_PAGE, "per_page", 1, MAX_PER_PAGE, fail);
-  if (page * perPage > MAX_OFFSET_WINDOW) {
-    fail(
-      "page",
-      `page * per_page must be at most ${MAX_OFFSET_WINDOW}; narrow the list with filters instead`,
-    );
-  }
+  const beyond = offsetWindowProblem({ page, perPage });
+  if (beyond) fail("page", beyond);
 
   const sortParam = params.get("sort") ?? "-created_at";
   const descending = sortParam.startsWith("-");

@@ -15,6 +15,7 @@ import { createResourceService, type ResourceService } from "./resource.ts";
 export * from "./fields.ts";
 export * from "./list-cache.ts";
 export * from "./list-query.ts";
+export * from "./paging.ts";
 export * from "./resource.ts";
 export * from "./finance/invoices.ts";
 export * from "./finance/payments.ts";

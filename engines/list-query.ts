@@ -15,16 +15,6 @@ export interface ListQuery {
   filters: Record<string, string[]>;
 }
 
-export interface Page<T> {
-  data: T[];
-  meta: { total: number; page: number; per_page: number };
-}
-
-export const MAX_PER_PAGE = 100;
-export const DEFAULT_PER_PAGE = 25;
-/** Deep offsets cost a scan; beyond this callers filter by date instead. */
-export const MAX_OFFSET_WINDOW = 10_000;
-
 /** One of several conditions that never match the same row (see `SqlWhere.anyOf`). */
 export interface Branch {
   sql: string;
@@ -77,4 +67,24 @@ function orOf(branches: Branch[]): string {
 /** `%` and `_` in a user's search text match themselves, not wildcards. */
 export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The common `created_after`/`created_before` (and `updated_*`) bounds, on the columns a
+ * list has; a list without an `updated` column ignores those two.
+ */
+export function addTimeBounds(
+  where: SqlWhere,
+  query: ListQuery,
+  columns: { created: string; updated?: string },
+): void {
+  const bounds: Array<[string | undefined, Date | undefined]> = [
+    [`${columns.created} >`, query.createdAfter],
+    [`${columns.created} <`, query.createdBefore],
+    [columns.updated && `${columns.updated} >`, query.updatedAfter],
+    [columns.updated && `${columns.updated} <`, query.updatedBefore],
+  ];
+  for (const [condition, at] of bounds) {
+    if (condition && at) where.add(`${condition} ${where.bind(at.toISOString())}::timestamptz`);
+  }
 }

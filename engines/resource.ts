@@ -6,7 +6,8 @@ import type { DomainEventSpec } from "./events/catalog.ts";
 import { MAX_METADATA_KEYS } from "./fields.ts";
 import { eventsInsert, previousAttributes, recordEvents, type EventInput } from "./events/outbox.ts";
 import { pageKey, versionSql, type ListCache } from "./list-cache.ts";
-import { likePattern, SqlWhere, type Branch, type ListQuery, type Page } from "./list-query.ts";
+import { likePattern, SqlWhere, type Branch, type ListQuery } from "./list-query.ts";
+import { limitOffsetSql, pageOffset, toPage, type Page, type Paging } from "./paging.ts";
 
 /**
  * The resource pattern: one definition per resource (table, columns, filters,
@@ -126,10 +127,9 @@ export function createResourceService<TObject, TCreate, TUpdate>(
     const column = definition.sorts[query.sort.field] ?? "created_at";
     const direction = query.sort.descending ? "DESC" : "ASC";
     const order = `ORDER BY ${column} ${direction}, id ${direction}`;
-    const offset = (query.page - 1) * query.perPage;
     const pageSql = where.branches
-      ? branchedPageSql(table, where.clauses, where.branches, column, order, offset, query.perPage)
-      : `SELECT * FROM ${table} ${where.toSql()} ${order} LIMIT ${query.perPage} OFFSET ${offset}`;
+      ? branchedPageSql(table, where.clauses, where.branches, column, order, query)
+      : `SELECT * FROM ${table} ${where.toSql()} ${order} ${limitOffsetSql(query)}`;
     const counts = countsTable(definition, query);
     const countSql = counts
       ? `SELECT COALESCE(sum(n), 0)::int8 AS total FROM ${counts} ${where.toSql()}`
@@ -141,10 +141,11 @@ export function createResourceService<TObject, TCreate, TUpdate>(
         ` LEFT JOIN LATERAL (${pageSql}) AS page ON true ORDER BY page.${column} ${direction}, page.id ${direction}`,
       where.params,
     );
-    const page: Page<TObject> = {
-      data: rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
-      meta: { total: Number(rows[0]?.tessera_total ?? 0), page: query.page, per_page: query.perPage },
-    };
+    const page: Page<TObject> = toPage(
+      rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
+      Number(rows[0]?.tessera_total ?? 0),
+      query,
+    );
     return { page, version: withVersion ? BigInt(rows[0]!.tessera_version as string) : 0n };
   };
 
@@ -281,17 +282,16 @@ function branchedPageSql(
   branches: Branch[],
   column: string,
   order: string,
-  offset: number,
-  limit: number,
+  paging: Paging,
 ): string {
-  const enough = offset + limit;
+  const enough = pageOffset(paging) + paging.perPage;
   const parts = branches.map((branch) => {
     const where = `WHERE ${[...clauses, `(${branch.sql})`].join(" AND ")}`;
     if (!branch.few) return `(SELECT * FROM ${table} ${where} ${order} LIMIT ${enough})`;
     const ids = `SELECT id FROM (SELECT id, ${column} FROM ${table} ${where} OFFSET 0) AS few ${order} LIMIT ${enough}`;
     return `(SELECT * FROM ${table} WHERE id IN (${ids}) ${order} LIMIT ${enough})`;
   });
-  return `SELECT * FROM (${parts.join(" UNION ALL ")}) AS page ${order} LIMIT ${limit} OFFSET ${offset}`;
+  return `SELECT * FROM (${parts.join(" UNION ALL ")}) AS page ${order} ${limitOffsetSql(paging)}`;
 }
 
 /** The counts table that can total this query, if every filter reads only counted columns. */

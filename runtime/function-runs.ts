@@ -10,17 +10,24 @@ import {
   type Logger,
 } from "../core/index.ts";
 import {
+  eventsById,
   findPrincipalByKeyId,
-  recordEvents,
   renderEvent,
-  rfc,
   rfcOrNull,
   type KeyPrincipal,
 } from "../engines/index.ts";
-import { nextClaimable, type Queryable, type QueueTable, type Row, type Store } from "../store/index.ts";
-import type { FunctionRun, RunStatus } from "./function-schemas.ts";
+import { nextClaimable, type Queryable, type Row, type Store } from "../store/index.ts";
+import type { RunRow } from "./function-rows.ts";
+import type { RunStatus } from "./function-schemas.ts";
 import type { FunctionInvoker, FunctionResponse } from "./invoke.ts";
-import { RUNS_CHANNEL } from "./triggers.ts";
+import {
+  claimDueRuns,
+  recordRunFailed,
+  RUN_QUEUE,
+  RUNS_CHANNEL,
+  servingDeployers,
+  updateRunOutcome,
+} from "./run-queries.ts";
 
 /**
  * The run worker: claims due trigger runs (event and cron) with `FOR UPDATE SKIP LOCKED`
@@ -32,8 +39,6 @@ import { RUNS_CHANNEL } from "./triggers.ts";
  */
 
 /** Retry delays after the 1st, 2nd, … failed attempt (±20 % jitter). */
-/** The runs as a queue: pending and running ones are live (a running one is leased to a worker). */
-export const RUN_QUEUE: QueueTable = { table: "function_runs", live: "status IN ('pending', 'running')" };
 const RETRY_DELAYS_MS = [10_000, 60_000, 600_000, 3_600_000];
 const POLL_MS = 1_000;
 /** A lease outlives the longest wall time a function may have by this much. */
@@ -57,18 +62,6 @@ export interface FunctionRunWorker extends Disposable {
   start(): void;
   /** Tests: claims what is due now, runs it all, records it; resolves with how many. */
   runOnce(): Promise<number>;
-}
-
-interface ClaimedRun extends Row {
-  id: string;
-  org_id: string;
-  function_id: string;
-  trigger: "event" | "cron";
-  event_id: string | null;
-  schedule: string | null;
-  scheduled_for: Date | null;
-  attempts: number;
-  max_attempts: number;
 }
 
 interface Outcome {
@@ -98,7 +91,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
   const concurrency = options.concurrency ?? config.runConcurrency;
   const leaseMs = config.maxLimits.wall_time_ms + LEASE_MARGIN_MS;
 
-  const attempt = async (run: ClaimedRun, { event, principal }: RunContext): Promise<Outcome> => {
+  const attempt = async (run: RunRow, { event, principal }: RunContext): Promise<Outcome> => {
     const started = performance.now();
     const requestId = `req_${randomBase62(20)}`;
     const elapsed = () => Math.round(performance.now() - started);
@@ -150,7 +143,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     }
   };
 
-  const runOne = async (run: ClaimedRun, context: RunContext) => {
+  const runOne = async (run: RunRow, context: RunContext) => {
     const outcome = await attempt(run, context).catch((error: unknown): Outcome => ({
       version: null,
       requestId: null,
@@ -208,18 +201,15 @@ interface RunContext {
  * The events of a claimed batch and the principals its runs act as (each function's
  * serving deployment's `deployed_by`, while that key is not revoked), in a few queries.
  */
-async function contextsOf(db: Queryable, runs: ClaimedRun[]): Promise<RunContext[]> {
+async function contextsOf(db: Queryable, runs: RunRow[]): Promise<RunContext[]> {
   const eventIds = runs.flatMap((run) => (run.event_id ? [run.event_id] : []));
-  const [events, deployers] = await Promise.all([
-    eventIds.length > 0 ? db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [eventIds]) : [],
-    db.query<{ id: string; org_id: string; deployed_by: string | null }>(
-      `SELECT f.id, f.org_id, d.deployed_by FROM functions f
-       JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
-       WHERE f.id = ANY($1::text[])`,
-      [[...new Set(runs.map((run) => run.function_id))]],
-    ),
+  const functions = new Map(
+    runs.map((run) => [run.function_id, { orgId: run.org_id, functionId: run.function_id }]),
+  );
+  const [eventById, deployers] = await Promise.all([
+    eventIds.length > 0 ? eventsById(db, eventIds) : new Map<string, Row>(),
+    servingDeployers(db, [...functions.values()]),
   ]);
-  const eventById = new Map(events.map((row) => [row.id as string, row]));
   const principals = new Map<string, Promise<KeyPrincipal | undefined>>();
   for (const { org_id: orgId, deployed_by: keyId } of deployers) {
     if (keyId && !principals.has(keyId)) principals.set(keyId, findPrincipalByKeyId(db, orgId, keyId));
@@ -244,51 +234,10 @@ async function drain(response: FunctionResponse): Promise<void> {
   while (!(await reader.read()).done);
 }
 
-/**
- * Claims up to `limit` due runs: each is leased to `workerId` and its attempt counted
- * before it runs, so a run that kills its worker cannot be retried for ever. A run whose
- * lease passed with no attempt left is failed instead.
- */
-async function claimDueRuns(
-  store: Store,
-  options: { now: Date; limit: number; leaseMs: number; workerId: string },
-): Promise<ClaimedRun[]> {
-  return store.transaction(async (tx) => {
-    const now = options.now.toISOString();
-    const due = await tx.query<{ id: string; attempts: number; max_attempts: number }>(
-      `SELECT id, attempts, max_attempts FROM function_runs
-       WHERE status IN ('pending', 'running') AND next_attempt_at <= $1::timestamptz
-         AND (locked_until IS NULL OR locked_until < $1::timestamptz)
-       ORDER BY next_attempt_at
-       LIMIT $2
-       FOR UPDATE SKIP LOCKED`,
-      [now, options.limit],
-    );
-    const spent = due.filter((run) => run.attempts >= run.max_attempts).map((run) => run.id);
-    const kept = due.filter((run) => run.attempts < run.max_attempts).map((run) => run.id);
-    if (spent.length > 0) {
-      const failed = await tx.query(
-        `UPDATE function_runs SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, locked_by = NULL,
-           last_error = 'the worker running it stopped before it finished', updated_at = $2::timestamptz
-         WHERE id = ANY($1::text[]) RETURNING *`,
-        [spent, now],
-      );
-      for (const row of failed) await recordRunFailed(tx, row, options.now);
-    }
-    if (kept.length === 0) return [];
-    return tx.query<ClaimedRun>(
-      `UPDATE function_runs SET status = 'running', attempts = attempts + 1, locked_until = $2::timestamptz,
-         locked_by = $3, updated_at = $4::timestamptz
-       WHERE id = ANY($1::text[]) RETURNING *`,
-      [kept, new Date(options.now.getTime() + options.leaseMs).toISOString(), options.workerId, now],
-    );
-  });
-}
-
 /** Records an attempt's outcome, if the run is still leased to this worker. */
 async function record(
   store: Store,
-  run: ClaimedRun,
+  run: RunRow,
   outcome: Outcome,
   now: Date,
   workerId: string,
@@ -303,68 +252,22 @@ async function record(
   const nextAt = again ? new Date(now.getTime() + delay * (0.8 + 0.4 * random())) : null;
   const error = outcome.error ?? (succeeded ? null : `the function answered ${status ?? "nothing"}`);
   const update = (db: Queryable) =>
-    db.query(
-      `UPDATE function_runs SET status = $3, next_attempt_at = $4::timestamptz, locked_until = NULL,
-         locked_by = NULL, version = $5, request_id = $6, last_status_code = $7, last_error = $8,
-         duration_ms = $9, updated_at = $10::timestamptz
-       WHERE id = $1 AND locked_by = $2 RETURNING *`,
-      [
-        run.id,
-        workerId,
-        next,
-        nextAt?.toISOString() ?? null,
-        outcome.version,
-        outcome.requestId,
-        status,
-        error?.slice(0, MAX_ERROR_CHARS) ?? null,
-        outcome.durationMs,
-        now.toISOString(),
-      ],
-    );
+    updateRunOutcome(db, {
+      runId: run.id,
+      workerId,
+      status: next,
+      nextAttemptAt: nextAt,
+      version: outcome.version,
+      requestId: outcome.requestId,
+      statusCode: status,
+      error: error?.slice(0, MAX_ERROR_CHARS) ?? null,
+      durationMs: outcome.durationMs,
+      now,
+    });
   // One statement, unless the run failed for good: then its event is recorded with it.
   if (next !== "failed") return void (await update(store));
   await store.transaction(async (tx) => {
-    const [row] = await update(tx);
+    const row = await update(tx);
     if (row) await recordRunFailed(tx, row, now);
   });
-}
-
-function recordRunFailed(tx: Queryable, row: Row, now: Date): Promise<string[]> {
-  return recordEvents(tx, row.org_id as string, now, [
-    { type: "function.run_failed", object: renderRun(row) },
-  ]);
-}
-
-/** Deletes finished runs created before `before`; returns how many. */
-export async function purgeFunctionRuns(db: Queryable, before: Date): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `WITH gone AS (DELETE FROM function_runs WHERE created_at < $1::timestamptz
-       AND status IN ('succeeded', 'failed') RETURNING 1) SELECT count(*) AS n FROM gone`,
-    [before.toISOString()],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
-
-export function renderRun(row: Row): FunctionRun {
-  return {
-    id: row.id as string,
-    object: "function_run",
-    function_id: row.function_id as string,
-    trigger: row.trigger as FunctionRun["trigger"],
-    event_id: (row.event_id as string | null) ?? null,
-    event_type: (row.event_type as string | null) ?? null,
-    schedule: (row.schedule as string | null) ?? null,
-    scheduled_for: rfcOrNull(row.scheduled_for),
-    status: row.status as RunStatus,
-    attempts: row.attempts as number,
-    max_attempts: row.max_attempts as number,
-    next_attempt_at: rfcOrNull(row.next_attempt_at),
-    version: (row.version as number | null) ?? null,
-    request_id: (row.request_id as string | null) ?? null,
-    last_status_code: (row.last_status_code as number | null) ?? null,
-    last_error: (row.last_error as string | null) ?? null,
-    duration_ms: (row.duration_ms as number | null) ?? null,
-    created_at: rfc(row.created_at),
-    updated_at: rfc(row.updated_at),
-  };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MetadataSchema } from "../engines/index.ts";
+import { MetadataSchema, type ResourceDefinition } from "../engines/index.ts";
 import { FunctionFilesSchema } from "./source-files.ts";
 
 /**
@@ -202,3 +202,36 @@ const FUNCTION_ID = /^fn_[0-9A-Za-z]{1,64}$/;
 export function isFunctionRef(ref: string): boolean {
   return FUNCTION_NAME.test(ref) || FUNCTION_ID.test(ref);
 }
+
+/** The filters and sorts of the lists under `/v1/functions`, for `parseListQuery`. */
+type ListDefinition = Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
+
+/** `GET /v1/functions`: sorted by `created_at` or `name`; `q` matches the name. */
+export const FUNCTION_LIST = {
+  filters: {},
+  sorts: { created_at: "created_at", name: "name" },
+} as const satisfies ListDefinition;
+
+/** `GET /v1/functions/{name}/deployments`: newest first by default. */
+export const DEPLOYMENT_LIST = {
+  filters: {},
+  sorts: { version: "version", created_at: "created_at" },
+} as const satisfies ListDefinition;
+
+/** `GET /v1/functions/{name}/runs`: newest first; `status` and `trigger` filters. */
+export const RUN_LIST = {
+  filters: {
+    status: { kind: "enum", values: RUN_STATUSES },
+    trigger: { kind: "enum", values: RUN_TRIGGERS },
+  },
+  sorts: { created_at: "created_at" },
+} as const satisfies ListDefinition;
+
+/** `GET /v1/functions/{name}/logs`: newest first; `level` and `request_id` filters. */
+export const LOG_LIST = {
+  filters: {
+    level: { kind: "enum", values: LOG_LEVELS },
+    request_id: { kind: "equals" },
+  },
+  sorts: { created_at: "created_at" },
+} as const satisfies ListDefinition;

@@ -1,19 +1,10 @@
 import type { Config } from "../core/index.ts";
 import type { ScheduledJob } from "../engines/index.ts";
-import type { Queryable } from "../store/index.ts";
-import { purgeFunctionRuns } from "./function-runs.ts";
+import { purgeFunctionLogs } from "./log-queries.ts";
+import { purgeFunctionRuns } from "./run-queries.ts";
 import { queueCronRuns } from "./triggers.ts";
 
 const DAY_MS = 24 * 3_600_000;
-
-/** Deletes function log lines written before `before`; returns how many. */
-export async function purgeFunctionLogs(db: Queryable, before: Date): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    "WITH gone AS (DELETE FROM function_logs WHERE created_at < $1::timestamptz RETURNING 1) SELECT count(*) AS n FROM gone",
-    [before.toISOString()],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
 
 /**
  * Functions' scheduled work: cron triggers queue their runs each minute (and, after minutes

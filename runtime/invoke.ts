@@ -14,7 +14,11 @@ import {
 import { ENGINES, type KeyPrincipal } from "../engines/index.ts";
 import type { FunctionKey } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
+import { selectSealedSecrets } from "./function-queries.ts";
+import { parseLimits } from "./function-rows.ts";
 import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
+import { findServing, saveCachedData, selectProgram, type ServingRow } from "./invoke-queries.ts";
+import { insertLogLines } from "./log-queries.ts";
 import type { OutboundFetch } from "./outbound.ts";
 import type {
   IsolatePool,
@@ -156,50 +160,26 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   const snapshots = new Map<string, { value: unknown; at: number }>();
 
   async function lookup(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined> {
-    const byId = ref.startsWith("fn_");
-    if (!orgId && !byId) return undefined;
-    const rows = await store.query(
-      `SELECT f.id, f.org_id, o.plan, f.name, f.active_version, f.secrets_revision, d.auth, d.limits
-       FROM functions f JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version
-       JOIN organizations o ON o.id = f.org_id
-       WHERE ${orgId ? "f.org_id = $2 AND " : ""}f.${byId ? "id" : "name"} = $1`,
-      orgId ? [ref, orgId] : [ref],
-    );
-    const row = rows[0];
+    // Anonymous callers reach public functions by id only.
+    if (!orgId && !ref.startsWith("fn_")) return undefined;
+    const row = await findServing(store, orgId, ref);
     if (!row || (!orgId && row.auth !== "public")) return undefined;
-    return {
-      orgId: row.org_id as string,
-      plan: row.plan as Plan,
-      functionId: row.id as string,
-      name: row.name as string,
-      version: row.active_version as number,
-      auth: row.auth as FunctionAuth,
-      limits: row.limits as FunctionLimits,
-      revision: String(row.secrets_revision),
-    };
+    return toActiveFunction(row);
   }
 
   async function load(fn: ActiveFunction): Promise<LoadedFunction> {
-    const [deployments, secrets] = await Promise.all([
-      store.query(
-        `SELECT code, cached_data, cached_data_tag FROM function_deployments
-         WHERE org_id = $1 AND function_id = $2 AND version = $3`,
-        [fn.orgId, fn.functionId, fn.version],
-      ),
-      store.query("SELECT name, value FROM function_secrets WHERE org_id = $1 AND function_id = $2", [
-        fn.orgId,
-        fn.functionId,
-      ]),
+    const [deployment, secrets] = await Promise.all([
+      selectProgram(store, fn.orgId, fn.functionId, fn.version),
+      selectSealedSecrets(store, fn.orgId, fn.functionId),
     ]);
-    const deployment = deployments[0];
     if (!deployment) throw new AppError("not_found", `Function '${fn.name}' version ${fn.version} is gone`);
     const cached =
       deployment.cached_data && deployment.cached_data_tag === CACHE_TAG
-        ? new Uint8Array(Buffer.from(deployment.cached_data as string, "base64"))
+        ? new Uint8Array(Buffer.from(deployment.cached_data, "base64"))
         : undefined;
     return {
       program: {
-        code: deployment.code as string,
+        code: deployment.code,
         filename: `${fn.name}@v${fn.version}.js`,
         ...(cached ? { cachedData: cached } : {}),
       },
@@ -208,7 +188,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         cpuTimeLimitMs: fn.limits.cpu_time_ms,
         wallTimeLimitMs: fn.limits.wall_time_ms,
       },
-      env: Object.fromEntries(secrets.map((row) => [row.name as string, box.open(row.value as string)])),
+      env: Object.fromEntries(secrets.map((row) => [row.name, box.open(row.value)])),
     };
   }
 
@@ -348,14 +328,22 @@ export function createCachedDataSaver(
   log: Logger,
 ): (key: FunctionKey, data: Uint8Array) => void {
   return (key, data) => {
-    store
-      .query(
-        `UPDATE function_deployments SET cached_data = $4, cached_data_tag = $5
-         WHERE org_id = $1 AND function_id = $2 AND version = $3
-           AND (cached_data IS NULL OR cached_data_tag IS DISTINCT FROM $5)`,
-        [key.orgId, key.functionId, key.version, Buffer.from(data).toString("base64"), CACHE_TAG],
-      )
-      .catch((error: unknown) => log.warn("saving V8 code cache failed", { error }));
+    saveCachedData(store, key, { base64: Buffer.from(data).toString("base64"), tag: CACHE_TAG }).catch(
+      (error: unknown) => log.warn("saving V8 code cache failed", { error }),
+    );
+  };
+}
+
+function toActiveFunction(row: ServingRow): ActiveFunction {
+  return {
+    orgId: row.org_id,
+    plan: row.plan,
+    functionId: row.id,
+    name: row.name,
+    version: row.active_version,
+    auth: row.auth,
+    limits: parseLimits(row.limits),
+    revision: String(row.secrets_revision),
   };
 }
 
@@ -519,24 +507,10 @@ async function flushLogs(
       message: `${dropped} more lines were dropped (at most ${MAX_LOG_LINES} per invocation)`,
     });
   if (lines.length === 0) return;
-  const now = options.clock.now().toISOString();
+  const { orgId, functionId, version } = fn;
+  const now = options.clock.now();
   try {
-    await options.store.query(
-      `INSERT INTO function_logs (id, org_id, function_id, version, request_id, level, message, seq, created_at)
-       SELECT id, $1, $2, $3, $4, level, message, seq, $5::timestamptz
-       FROM unnest($6::text[], $7::text[], $8::text[], $9::int[]) AS line (id, level, message, seq)`,
-      [
-        fn.orgId,
-        fn.functionId,
-        fn.version,
-        requestId,
-        now,
-        lines.map(() => newId("flog")),
-        lines.map((line) => line.level),
-        lines.map((line) => line.message.replaceAll("\u0000", "\uFFFD")),
-        lines.map((_, index) => index),
-      ],
-    );
+    await insertLogLines(options.store, { orgId, functionId, version, requestId, now, lines });
   } catch (error) {
     options.log.warn("saving function logs failed", {
       error,

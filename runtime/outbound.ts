@@ -1,15 +1,19 @@
-import http from "node:http";
-import https from "node:https";
-import { isIP } from "node:net";
-import { AppError, BlockedAddressError, guardedLookup, isPrivateAddress } from "../core/index.ts";
+import { AppError, BlockedAddressError } from "../core/index.ts";
 import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
+import {
+  createGuardedHttpClient,
+  OutboundRequestError,
+  ResponseTooLargeError,
+  UnsupportedSchemeError,
+  type GuardedHttpClient,
+} from "./guarded-http.ts";
 
 /**
- * A function's outbound `fetch`, made by the host with node:http(s) so that the
- * address dialled is the address judged (the same guard as webhooks: no loopback,
- * private, link-local or metadata addresses unless the operator allows them, no DNS
- * rebinding). Redirects are followed by hand, up to 20, each hop judged again.
- * The response body is read whole, up to a limit.
+ * A function's outbound `fetch`, made by the host through the guarded HTTP client it
+ * shares with webhooks (runtime/guarded-http.ts: no loopback, private, link-local or
+ * metadata addresses unless the operator allows them, no DNS rebinding). Redirects are
+ * followed by hand, up to 20, each hop judged again. The response body is read whole,
+ * up to a limit.
  */
 
 export interface OutboundOptions {
@@ -32,14 +36,14 @@ const DROPPED_REQUEST_HEADERS = new Set([
 export type OutboundFetch = (request: OutboundRequest, deadline: AbortSignal) => Promise<OutboundResponse>;
 
 export function createOutboundFetch(options: OutboundOptions): OutboundFetch & { dispose(): void } {
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true, maxSockets: 256 }),
-    "https:": new https.Agent({ keepAlive: true, maxSockets: 256 }),
-  };
+  const client = createGuardedHttpClient({
+    allowPrivateTargets: options.allowPrivateTargets,
+    maxSockets: 256,
+  });
   const fetchOnce = async (request: OutboundRequest, deadline: AbortSignal): Promise<OutboundResponse> => {
     let current = request;
     for (let hop = 0; ; hop++) {
-      const response = await send(current, deadline, agents, options);
+      const response = await send(current, deadline, client, options);
       const location = response.headers.find(([name]) => name === "location")?.[1];
       if (!REDIRECTS.has(response.status) || !location) return response;
       if (hop >= MAX_REDIRECTS) throw new AppError("invalid_request", "fetch: too many redirects");
@@ -59,35 +63,21 @@ export function createOutboundFetch(options: OutboundOptions): OutboundFetch & {
     }
   };
   return Object.assign(fetchOnce, {
-    dispose() {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
-    },
+    dispose: () => client.dispose(),
   });
 }
 
-function send(
+async function send(
   request: OutboundRequest,
   deadline: AbortSignal,
-  agents: { "http:": http.Agent; "https:": https.Agent },
+  client: GuardedHttpClient,
   options: OutboundOptions,
 ): Promise<OutboundResponse> {
   let url: URL;
   try {
     url = new URL(request.url);
   } catch {
-    return Promise.reject(
-      new AppError("invalid_request", `fetch: invalid URL '${request.url.slice(0, 200)}'`),
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Promise.reject(new AppError("invalid_request", `fetch: unsupported scheme ${url.protocol}`));
-  }
-  const literal = url.hostname.replace(/^\[|\]$/g, "");
-  if (!options.allowPrivateTargets && isIP(literal) !== 0 && isPrivateAddress(literal)) {
-    return Promise.reject(
-      new AppError("invalid_request", `fetch: ${new BlockedAddressError(url.hostname, literal).message}`),
-    );
+    throw new AppError("invalid_request", `fetch: invalid URL '${request.url.slice(0, 200)}'`);
   }
   const headers: Record<string, string> = { "user-agent": options.userAgent };
   for (const [name, value] of request.headers) {
@@ -95,60 +85,40 @@ function send(
     if (DROPPED_REQUEST_HEADERS.has(lower)) continue;
     headers[lower] = headers[lower] && lower !== "user-agent" ? `${headers[lower]}, ${value}` : value;
   }
-  if (request.body) headers["content-length"] = String(request.body.byteLength);
-
-  return new Promise((resolve, reject) => {
-    const transport = url.protocol === "https:" ? https : http;
-    let req: http.ClientRequest;
-    try {
-      req = transport.request(url, {
-        method: request.method,
-        agent: agents[url.protocol as "http:" | "https:"],
-        lookup: options.allowPrivateTargets ? undefined : guardedLookup,
-        headers,
-        signal: deadline,
-      });
-    } catch (error) {
-      return reject(new AppError("invalid_request", `fetch: ${(error as Error).message}`));
-    }
-    req.on("error", (error) => reject(describe(error)));
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > options.maxResponseBytes) {
-          res.destroy();
-          return reject(
-            new AppError(
-              "payload_too_large",
-              `fetch: response body exceeds ${options.maxResponseBytes} bytes`,
-            ),
-          );
-        }
-        chunks.push(chunk);
-      });
-      res.on("error", (error) => reject(describe(error)));
-      res.on("end", () => {
-        const headerList: Array<[string, string]> = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          headerList.push([res.rawHeaders[i]!.toLowerCase(), res.rawHeaders[i + 1]!]);
-        }
-        resolve({
-          status: res.statusCode ?? 0,
-          statusText: res.statusMessage ?? "",
-          headers: headerList,
-          body: request.method === "HEAD" ? null : new Uint8Array(Buffer.concat(chunks)),
-          url: url.toString(),
-        });
-      });
+  try {
+    const response = await client.request({
+      method: request.method,
+      url,
+      headers,
+      body: request.body,
+      signal: deadline,
+      maxBodyBytes: options.maxResponseBytes,
+      overflow: "fail",
     });
-    req.end(request.body ? Buffer.from(request.body) : undefined);
-  });
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.rawHeaders,
+      body: request.method === "HEAD" ? null : new Uint8Array(response.body),
+      url: url.toString(),
+    };
+  } catch (error) {
+    throw describe(error as Error);
+  }
 }
 
+/** The client's errors as the function sees them: its fault (400), its time (504) or the network's (503). */
 function describe(error: Error): AppError {
-  if (error instanceof BlockedAddressError) return new AppError("invalid_request", `fetch: ${error.message}`);
+  if (
+    error instanceof BlockedAddressError ||
+    error instanceof UnsupportedSchemeError ||
+    error instanceof OutboundRequestError
+  ) {
+    return new AppError("invalid_request", `fetch: ${error.message}`);
+  }
+  if (error instanceof ResponseTooLargeError) {
+    return new AppError("payload_too_large", `fetch: response body exceeds ${error.maxBytes} bytes`);
+  }
   if (error.name === "AbortError")
     return new AppError("function_timeout", "fetch: the function's time ran out");
   const code = (error as NodeJS.ErrnoException).code;

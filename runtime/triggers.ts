@@ -1,7 +1,9 @@
 import cron from "node-cron";
 import { AppError, cronProblem, type FieldError } from "../core/index.ts";
-import type { Queryable, Row } from "../store/index.ts";
+import type { Queryable } from "../store/index.ts";
+import type { RunRow } from "./function-rows.ts";
 import type { Trigger } from "./function-schemas.ts";
+import { notifyRunWorkers } from "./run-queries.ts";
 
 /**
  * Triggers beyond HTTP (DESIGN.md, "Edge functions"): event subscriptions and cron
@@ -11,8 +13,6 @@ import type { Trigger } from "./function-schemas.ts";
  * one per due schedule each minute. The run worker (runtime/function-runs.ts) runs them.
  */
 
-/** Wakes run workers at commit (sent by the fan-out trigger and the cron job). */
-export const RUNS_CHANNEL = "tessera_function_runs";
 /**
  * Event runs are retried (10 s, 1 min, 10 min, 1 h); a cron run is not: the next tick comes.
  * The events fan-out (migration 0014) writes the event runs' 5 itself; a test holds the two equal.
@@ -164,9 +164,9 @@ export async function insertCronRuns(
   db: Queryable,
   scheduledFor: Date,
   due: Array<{ orgId: string; functionId: string; schedule: string }>,
-): Promise<Row[]> {
+): Promise<RunRow[]> {
   if (due.length === 0) return [];
-  const queued = await db.query(
+  const queued = await db.query<RunRow>(
     `INSERT INTO function_runs (id, org_id, function_id, trigger, schedule, scheduled_for, max_attempts,
        next_attempt_at, created_at, updated_at)
      SELECT 'frun_' || replace(gen_random_uuid()::text, '-', ''), org_id, function_id, 'cron', schedule,
@@ -182,7 +182,7 @@ export async function insertCronRuns(
       due.map((d) => d.schedule),
     ],
   );
-  if (queued.length > 0) await db.query(`SELECT pg_notify('${RUNS_CHANNEL}', '')`);
+  if (queued.length > 0) await notifyRunWorkers(db);
   return queued;
 }
 

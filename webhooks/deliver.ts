@@ -10,7 +10,7 @@ import {
   type DeliveryRow,
   type DisabledReason,
   type EndpointDeliveryRow,
-} from "./claim.ts";
+} from "./delivery-queries.ts";
 import { RetryPolicySchema } from "./endpoint-schemas.ts";
 import { renderWebhookEndpoint, signingSecrets } from "./endpoints.ts";
 import type { Sender, SendResult } from "./send.ts";

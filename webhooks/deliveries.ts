@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { AppError, rfc3339, type Clock } from "../core/index.ts";
-import { rfcOrNull, SqlWhere, type ListQuery, type Page, type ResourceDefinition } from "../engines/index.ts";
+import {
+  rfcOrNull,
+  selectPage,
+  SqlWhere,
+  type ListQuery,
+  type Page,
+  type ResourceDefinition,
+} from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
-import { notifyWorkers } from "./claim.ts";
+import { notifyWorkers } from "./delivery-queries.ts";
 
 /**
  * Deliveries and attempts as the API shows them, and the operations on messages:
@@ -136,14 +143,8 @@ export function createWebhookDeliveryService(options: {
     const statuses = query.filters.status;
     if (statuses?.length) where.add(`status = ANY(${where.bind(statuses)}::text[])`);
     const order = query.sort.descending ? "DESC" : "ASC";
-    return page(
-      store,
-      "webhook_deliveries",
-      where,
-      `created_at ${order}, id ${order}`,
-      query,
-      renderDelivery,
-    );
+    const orderBy = `created_at ${order}, id ${order}`;
+    return selectPage(store, { from: "webhook_deliveries", where, orderBy }, query, renderDelivery);
   };
 
   return {
@@ -177,7 +178,8 @@ export function createWebhookDeliveryService(options: {
       where.add(`org_id = ${where.bind(orgId)}`);
       where.add(`delivery_id = ${where.bind(id)}`);
       const order = query.sort.descending ? "DESC" : "ASC";
-      return page(store, "webhook_attempts", where, `attempt ${order}`, query, renderAttempt);
+      const orderBy = `attempt ${order}`;
+      return selectPage(store, { from: "webhook_attempts", where, orderBy }, query, renderAttempt);
     },
 
     retry(orgId, id) {
@@ -214,28 +216,6 @@ export function createWebhookDeliveryService(options: {
         };
       });
     },
-  };
-}
-
-async function page<T>(
-  db: Queryable,
-  table: "webhook_deliveries" | "webhook_attempts",
-  where: SqlWhere,
-  orderBy: string,
-  query: ListQuery,
-  render: (row: Row) => T,
-): Promise<Page<T>> {
-  const offset = (query.page - 1) * query.perPage;
-  const [rows, counted] = await Promise.all([
-    db.query(
-      `SELECT * FROM ${table} ${where.toSql()} ORDER BY ${orderBy} LIMIT ${query.perPage} OFFSET ${offset}`,
-      where.params,
-    ),
-    db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} ${where.toSql()}`, where.params),
-  ]);
-  return {
-    data: rows.map(render),
-    meta: { total: counted[0]?.n ?? 0, page: query.page, per_page: query.perPage },
   };
 }
 

@@ -13,6 +13,7 @@ import {
   mergeMetadata,
   previousAttributes,
   recordEvents,
+  selectPage,
   SqlWhere,
   type ListQuery,
   type Page,
@@ -91,22 +92,8 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
     async list(orgId, query) {
       const where = listWhere(orgId, query);
       const order = query.sort.descending ? "DESC" : "ASC";
-      const offset = (query.page - 1) * query.perPage;
-      const [rows, counted] = await Promise.all([
-        store.query(
-          `SELECT * FROM webhook_endpoints ${where.toSql()}
-           ORDER BY created_at ${order}, id ${order} LIMIT ${query.perPage} OFFSET ${offset}`,
-          where.params,
-        ),
-        store.query<{ n: number }>(
-          `SELECT count(*) AS n FROM webhook_endpoints ${where.toSql()}`,
-          where.params,
-        ),
-      ]);
-      return {
-        data: rows.map(renderWebhookEndpoint),
-        meta: { total: counted[0]?.n ?? 0, page: query.page, per_page: query.perPage },
-      };
+      const orderBy = `created_at ${order}, id ${order}`;
+      return selectPage(store, { from: "webhook_endpoints", where, orderBy }, query, renderWebhookEndpoint);
     },
 
     async get(orgId, id) {

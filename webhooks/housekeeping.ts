@@ -1,6 +1,6 @@
 import type { Config } from "../core/index.ts";
 import type { ScheduledJob } from "../engines/index.ts";
-import { disableEndpoint, longFailingEndpoints, purgeDeliveries } from "./claim.ts";
+import { disableEndpoint, longFailingEndpoints, purgeDeliveries } from "./delivery-queries.ts";
 import { announceDisabled } from "./deliver.ts";
 
 const DAY_MS = 86_400_000;

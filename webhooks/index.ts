@@ -4,7 +4,7 @@ export * from "./endpoint-schemas.ts";
 export * from "./endpoints.ts";
 export * from "./event-types.ts";
 export * from "./backoff.ts";
-export * from "./claim.ts";
+export * from "./delivery-queries.ts";
 export * from "./send.ts";
 export * from "./worker.ts";
 export * from "./deliveries.ts";

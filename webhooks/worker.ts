@@ -9,8 +9,9 @@ import {
   type Logger,
   type SecretBox,
 } from "../core/index.ts";
+import { eventsById } from "../engines/index.ts";
 import { nextClaimable, type Store } from "../store/index.ts";
-import { claimDueDeliveries, DELIVERY_QUEUE, eventsById, NOTIFY_CHANNEL, type Claimed } from "./claim.ts";
+import { claimDueDeliveries, DELIVERY_QUEUE, NOTIFY_CHANNEL, type Claimed } from "./delivery-queries.ts";
 import { createDeliverer } from "./deliver.ts";
 import { createSender } from "./send.ts";
 

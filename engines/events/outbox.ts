@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AppError, newId, rfc3339 } from "../../core/index.ts";
 import type { Queryable, Row } from "../../store/index.ts";
-import { likePattern, SqlWhere, type Page } from "../list-query.ts";
+import { likePattern, SqlWhere } from "../list-query.ts";
+import { selectPage, type Page } from "../paging.ts";
 
 /**
  * The transactional outbox: events are rows written by the same transaction as
@@ -116,18 +117,14 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
     where.add(`created_at > ${where.bind(query.createdAfter.toISOString())}::timestamptz`);
   if (query.createdBefore)
     where.add(`created_at < ${where.bind(query.createdBefore.toISOString())}::timestamptz`);
-  const offset = (query.page - 1) * query.perPage;
-  const [rows, counted] = await Promise.all([
-    db.query(
-      `SELECT * FROM events ${where.toSql()} ORDER BY created_at DESC, seq DESC, id DESC LIMIT ${query.perPage} OFFSET ${offset}`,
-      where.params,
-    ),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM events ${where.toSql()}`, where.params),
-  ]);
-  return {
-    data: rows.map(renderEvent),
-    meta: { total: counted[0]?.total ?? 0, page: query.page, per_page: query.perPage },
-  };
+  const orderBy = "created_at DESC, seq DESC, id DESC";
+  return selectPage(db, { from: "events", where, orderBy }, query, renderEvent);
+}
+
+/** Events by id, across organizations (the queue workers' batch read; a purged event is absent). */
+export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
+  const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
+  return new Map(rows.map((row) => [row.id as string, row]));
 }
 
 export async function getEvent(db: Queryable, orgId: string, id: string): Promise<Event> {

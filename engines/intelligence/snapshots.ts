@@ -1,6 +1,7 @@
 import { AppError, newId, type Clock, type Logger } from "../../core/index.ts";
 import type { Queryable, Row, Store } from "../../store/index.ts";
-import type { ListQuery, Page } from "../list-query.ts";
+import { SqlWhere, type ListQuery } from "../list-query.ts";
+import { selectPage, type Page } from "../paging.ts";
 import { rfc } from "../resource.ts";
 import { computeSnapshot } from "./compute.ts";
 import { SnapshotBodySchema, type IntelligenceSnapshot } from "./schema.ts";
@@ -84,31 +85,15 @@ export async function listSnapshots(
   orgId: string,
   query: ListQuery,
 ): Promise<Page<IntelligenceSnapshot>> {
-  const params: unknown[] = [orgId];
-  const clauses = ["org_id = $1"];
-  if (query.createdAfter) {
-    params.push(query.createdAfter.toISOString());
-    clauses.push(`computed_at > $${params.length}::timestamptz`);
-  }
-  if (query.createdBefore) {
-    params.push(query.createdBefore.toISOString());
-    clauses.push(`computed_at < $${params.length}::timestamptz`);
-  }
-  const where = `WHERE ${clauses.join(" AND ")}`;
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  if (query.createdAfter)
+    where.add(`computed_at > ${where.bind(query.createdAfter.toISOString())}::timestamptz`);
+  if (query.createdBefore)
+    where.add(`computed_at < ${where.bind(query.createdBefore.toISOString())}::timestamptz`);
   const direction = query.sort.descending ? "DESC" : "ASC";
-  const offset = (query.page - 1) * query.perPage;
-  const [rows, counted] = await Promise.all([
-    db.query(
-      `SELECT * FROM intelligence_snapshots ${where}
-       ORDER BY computed_at ${direction}, seq ${direction} LIMIT ${query.perPage} OFFSET ${offset}`,
-      params,
-    ),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM intelligence_snapshots ${where}`, params),
-  ]);
-  return {
-    data: rows.map(renderSnapshot),
-    meta: { total: counted[0]?.total ?? 0, page: query.page, per_page: query.perPage },
-  };
+  const orderBy = `computed_at ${direction}, seq ${direction}`;
+  return selectPage(db, { from: "intelligence_snapshots", where, orderBy }, query, renderSnapshot);
 }
 
 /**

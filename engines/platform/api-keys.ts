@@ -11,7 +11,8 @@ import {
 import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
-import type { Page } from "../list-query.ts";
+import { SqlWhere } from "../list-query.ts";
+import { selectPage, type Page } from "../paging.ts";
 import { ENGINES, baseFields, rfcOrNull } from "../resource.ts";
 import { KEY_KINDS, scopesFor, type KeyKind } from "./scopes.ts";
 
@@ -141,14 +142,10 @@ export async function listApiKeys(
   page: number,
   perPage: number,
 ): Promise<Page<ApiKey>> {
-  const [rows, counted] = await Promise.all([
-    db.query(
-      "SELECT * FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
-      [orgId, perPage, (page - 1) * perPage],
-    ),
-    db.query<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE org_id = $1", [orgId]),
-  ]);
-  return { data: rows.map(render), meta: { total: counted[0]?.n ?? 0, page, per_page: perPage } };
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  const select = { from: "api_keys", where, orderBy: "created_at DESC, id DESC" };
+  return selectPage(db, select, { page, perPage }, render);
 }
 
 export async function getApiKey(db: Queryable, orgId: string, id: string): Promise<ApiKey> {

@@ -1,6 +1,6 @@
 import { AppError, rfc3339, type Clock } from "../../core/index.ts";
 import type { Queryable, Row, Store } from "../../store/index.ts";
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../list-query.ts";
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../paging.ts";
 import { ENGINES, rfc, type Engine } from "../resource.ts";
 import { jsonValueProblem, keyProblem, type JsonValue } from "./engine-state-rules.ts";
 

@@ -4,7 +4,7 @@ import { FakeClock, loadConfig, silentLogger } from "../../core/index.ts";
 import { getEvent, recordEvents } from "../../engines/index.ts";
 import { nextClaimable, queueStats, type Store } from "../../store/index.ts";
 import { countingStore } from "../helpers/counting-store.ts";
-import { DELIVERY_QUEUE } from "../../webhooks/claim.ts";
+import { DELIVERY_QUEUE } from "../../webhooks/delivery-queries.ts";
 import { createWebhookWorker, type WebhookWorker } from "../../webhooks/worker.ts";
 import {
   insertEndpoint,

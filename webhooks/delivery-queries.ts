@@ -162,12 +162,6 @@ function lease(tx: Queryable, ids: string[], options: ClaimOptions): Promise<Del
   );
 }
 
-/** The events of claimed deliveries, by id (a purged event is absent). */
-export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
-  const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
-  return new Map(rows.map((row) => [row.id as string, row]));
-}
-
 /** The deliveries as a queue: pending ones are live (waiting, or leased to a worker sending them). */
 export const DELIVERY_QUEUE: QueueTable = { table: "webhook_deliveries", live: "status = 'pending'" };
 

@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import {
+  AppError,
+  type Clock,
+  type FieldError,
+  type FunctionConfig,
+  type FunctionLimits,
+} from "../core/index.ts";
+import { hasScope, mergeMetadata, recordEvents } from "../engines/index.ts";
+import type { Queryable, Store } from "../store/index.ts";
+import { compileFunction, type CompiledFunction } from "./compile.ts";
+import {
+  deleteFunction,
+  findFunction,
+  insertDeployment,
+  requireFunction,
+  upsertFunction,
+} from "./function-queries.ts";
+import { parseLimits, parseTriggers, type FunctionRow } from "./function-rows.ts";
+import type { FunctionAuth, FunctionDeploy, FunctionObject, Trigger } from "./function-schemas.ts";
+import { checkTriggers, subscribe } from "./triggers.ts";
+
+/**
+ * Deploy and delete, the service's first phase: compile (a 422 changes nothing), then in
+ * one transaction a new immutable deployment, the function pointed at it, its triggers
+ * subscribed and `function.deployed` recorded.
+ */
+
+/** Who deploys: the key's id (trigger runs act as it) and its scopes. */
+export interface Deployer {
+  keyId: string;
+  scopes: readonly string[];
+}
+
+export interface FunctionDeploys {
+  /** `deployer`: the API key deploying it, which its trigger runs act as. */
+  deploy(orgId: string, input: FunctionDeploy, deployer?: Deployer): Promise<FunctionObject>;
+  delete(orgId: string, ref: string): Promise<void>;
+}
+
+export interface DeployDeps {
+  store: Store;
+  clock: Clock;
+  config: FunctionConfig;
+  eventTypes: readonly string[];
+  changed(orgId: string, functionId: string): void;
+}
+
+export function createFunctionDeploys(deps: DeployDeps): FunctionDeploys {
+  const { store, clock, config } = deps;
+  return {
+    async deploy(orgId, input, deployer) {
+      if (input.triggers) checkTriggers(input.triggers, deps.eventTypes);
+      const compiled = await compileFunction(input.files, input.entrypoint, {
+        maxBundleBytes: config.maxBundleBytes,
+      });
+      const deployed = await store.transaction((tx) =>
+        writeDeployment(tx, { orgId, input, deployer, compiled, config, now: clock.now() }),
+      );
+      deps.changed(orgId, deployed.id);
+      return deployed;
+    },
+
+    async delete(orgId, ref) {
+      const functionId = await store.transaction(async (tx) => {
+        const object = await requireFunction(tx, orgId, ref, true);
+        await deleteFunction(tx, orgId, object.id);
+        await recordEvents(tx, orgId, clock.now(), [{ type: "function.deleted", object }]);
+        return object.id;
+      });
+      deps.changed(orgId, functionId);
+    },
+  };
+}
+
+interface DeployWrite {
+  orgId: string;
+  input: FunctionDeploy;
+  deployer: Deployer | undefined;
+  compiled: CompiledFunction;
+  config: FunctionConfig;
+  now: Date;
+}
+
+/** The deploy's transaction, with the serving version (if any) locked while the next is written. */
+async function writeDeployment(tx: Queryable, write: DeployWrite): Promise<FunctionObject> {
+  const { orgId, input, compiled, now } = write;
+  const before = await findFunction(tx, orgId, input.name, true);
+  const settings = carriedSettings(input, before, write.config);
+  if (write.deployer) requireEventScope(settings.triggers, write.deployer);
+  const metadata = mergeMetadata(before?.metadata ?? {}, input.metadata) ?? before?.metadata ?? {};
+  const { id: functionId, version } = await upsertFunction(tx, { orgId, name: input.name, metadata, now });
+  await insertDeployment(tx, {
+    orgId,
+    functionId,
+    version,
+    entrypoint: compiled.entrypoint,
+    ...settings,
+    code: compiled.code,
+    codeSha256: createHash("sha256").update(compiled.code).digest("hex"),
+    files: Object.entries(input.files)
+      .map(([path, source]) => ({ path, bytes: Buffer.byteLength(source) }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    warnings: compiled.warnings,
+    deployedBy: write.deployer?.keyId ?? null,
+    now,
+  });
+  await subscribe(tx, orgId, functionId, settings.triggers);
+  const object = await requireFunction(tx, orgId, functionId);
+  const previousAttributes = before ? { version: before.active_version } : undefined;
+  await recordEvents(tx, orgId, now, [
+    { type: "function.deployed", object, ...(previousAttributes ? { previousAttributes } : {}) },
+  ]);
+  return object;
+}
+
+/** Left out, auth, limits and triggers stay what the serving deployment had (a new function: key, defaults, none). */
+function carriedSettings(
+  input: FunctionDeploy,
+  before: FunctionRow | undefined,
+  config: FunctionConfig,
+): { auth: FunctionAuth; limits: FunctionLimits; triggers: Trigger[] } {
+  const auth = input.auth ?? before?.auth ?? "key";
+  const limits = resolveLimits(
+    { ...(before ? parseLimits(before.limits) : config.defaultLimits), ...input.limits },
+    config.maxLimits,
+  );
+  const triggers = input.triggers ?? (before ? parseTriggers(before.triggers) : []);
+  return { auth, limits, triggers };
+}
+
+/**
+ * An event trigger hands the function every event of its kinds: what GET /v1/events shows.
+ * Checked on the triggers kept from the serving version too: new code would receive them.
+ */
+function requireEventScope(triggers: readonly Trigger[], deployer: Deployer): void {
+  if (!triggers.some((t) => t.type === "event") || hasScope(deployer.scopes, "webhooks", "read")) return;
+  throw new AppError("insufficient_scope", "Event triggers need a key that can read events (webhooks:read)", {
+    headers: {
+      "WWW-Authenticate": 'Bearer realm="tessera", error="insufficient_scope", scope="webhooks:read"',
+    },
+  });
+}
+
+/** Applies the operator's maxima to the limits a deploy asks for (422 naming each one over). */
+export function resolveLimits(asked: FunctionLimits, max: FunctionLimits): FunctionLimits {
+  const errors: FieldError[] = [];
+  for (const name of ["memory_mb", "cpu_time_ms", "wall_time_ms"] as const) {
+    if (asked[name] > max[name]) {
+      errors.push({
+        param: `limits.${name}`,
+        code: "too_big",
+        message: `at most ${max[name]} (the operator's maximum)`,
+      });
+    }
+  }
+  if (errors.length > 0) {
+    throw new AppError("validation_failed", `${errors[0]!.param}: ${errors[0]!.message}`, { errors });
+  }
+  return { memory_mb: asked.memory_mb, cpu_time_ms: asked.cpu_time_ms, wall_time_ms: asked.wall_time_ms };
+}
