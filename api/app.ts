@@ -24,16 +24,16 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/index.ts";
 import { adminRoutes } from "./routes/admin.ts";
-import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
-import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
+import { engineStateRoutes } from "./routes/engine-state.ts";
+import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.ts";
-import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
-import { documentResource, resourceRoutes } from "./routes/resources.ts";
-import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
-import { documentFunctions, hasApiKey, isInvokePath, mountFunctions } from "./routes/functions.ts";
+import { intelligenceRoutes } from "./routes/intelligence.ts";
+import { apiKeyRoutes, meRoutes } from "./routes/platform.ts";
+import { resourceRoutes } from "./routes/resources.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
+import { hasApiKey, isInvokePath, mountFunctions } from "./routes/functions.ts";
 import { FUNCTION_EVENT_TYPES, type FunctionInvoker } from "../runtime/index.ts";
-import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /** The API role's HTTP face: the app, and the invocation data plane in front of it. */
 export interface Api {
@@ -85,14 +85,12 @@ export function createApi(deps: ApiDeps): Api {
 
   app.route("/v1/me", meRoutes(deps));
   app.route("/v1/api_keys", apiKeyRoutes(deps));
-  documentPlatform(app.openAPIRegistry);
   const catalog = buildEventCatalog(
     [...deps.resources.values()].map((service) => service.definition as CatalogSource),
     [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
   );
   app.route("/v1/events", eventRoutes(deps, catalog));
   app.route("/v1/event_types", eventTypeRoutes(catalog));
-  documentEvents(app.openAPIRegistry);
   const webhookEndpoints = createWebhookEndpointService({
     store: deps.store,
     clock: deps.clock,
@@ -101,33 +99,27 @@ export function createApi(deps: ApiDeps): Api {
     policy: { allowHttp: deps.config.allowHttpTargets, allowPrivate: deps.config.allowPrivateTargets },
   });
   app.route("/v1/webhook_endpoints", webhookEndpointRoutes(webhookEndpoints));
-  documentWebhookEndpoints(app.openAPIRegistry);
   app.route(
     "/v1",
     webhookDeliveryRoutes(createWebhookDeliveryService({ store: deps.store, clock: deps.clock })),
   );
-  documentWebhookDeliveries(app.openAPIRegistry);
   const engineState = createEngineStateService(deps.store, deps.clock, {
     maxEntries: deps.config.engineStateMaxEntries,
   });
   app.route("/v1/engines", engineStateRoutes(engineState));
-  documentEngineState(app.openAPIRegistry);
   const invoker = mountFunctions(
     app,
     deps,
     engineState,
     catalog.map((entry) => entry.type),
   );
-  documentFunctions(app.openAPIRegistry);
   // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
   app.route(
     "/v1/intelligence/snapshots",
     intelligenceRoutes(deps, (orgId) => invoker.forgetSnapshot(orgId)),
   );
-  documentIntelligence(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
-    documentResource(app.openAPIRegistry, service);
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
