@@ -59,7 +59,7 @@ export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv
       ...doc,
       method: "get",
       path: "/{engine}/state",
-      operationId: "engine_state.list",
+      operationId: "engines.list_state",
       summary: "List an engine's state entries in key order, by cursor",
       request: { params: EngineParams, query: ListQuery },
       responses: { 200: json(EngineStatePageSchema, "A page of entries"), ...COMMON_ERRORS, ...NOT_FOUND },
@@ -80,7 +80,7 @@ export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv
       ...doc,
       method: "get",
       path: ENTRY,
-      operationId: "engine_state.retrieve",
+      operationId: "engines.retrieve_state",
       summary: "Retrieve one entry",
       request: { params: KeyParams },
       responses: {
@@ -107,13 +107,15 @@ export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv
       ...doc,
       method: "put",
       path: ENTRY,
-      operationId: "engine_state.set",
+      operationId: "engines.set_state",
       summary: "Create or replace an entry (If-Match / If-None-Match: * for concurrency control)",
       request: { params: KeyParams, headers: Conditions, body: jsonBody(EngineStatePutSchema) },
       responses: {
         200: withEtag("The replaced entry"),
         201: withEtag("The created entry"),
         ...WRITE_ERRORS,
+        // An unknown engine.
+        ...NOT_FOUND,
         ...PRECONDITION_FAILED,
       },
     }),
@@ -135,7 +137,7 @@ export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv
       ...doc,
       method: "delete",
       path: ENTRY,
-      operationId: "engine_state.delete",
+      operationId: "engines.delete_state",
       summary: "Delete an entry",
       request: { params: KeyParams, headers: Conditions.pick({ "if-match": true }) },
       responses: {
