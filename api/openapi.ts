@@ -58,8 +58,8 @@ export const json = (schema: z.ZodType, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-/** A JSON request body, as a route declaration's `request.body`. */
-export const jsonBody = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+/** A JSON request body, as a route declaration's `request.body` (the `jsonBody` middleware reads it). */
+export const jsonRequest = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 
 export type Registry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 

@@ -24,7 +24,7 @@ import {
   COMMON_ERRORS,
   declareRoute,
   json,
-  jsonBody,
+  jsonRequest,
   NOT_FOUND,
   PRECONDITION_FAILED,
   WRITE_ERRORS,
@@ -109,7 +109,7 @@ export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv
       path: ENTRY,
       operationId: "engines.set_state",
       summary: "Create or replace an entry (If-Match / If-None-Match: * for concurrency control)",
-      request: { params: KeyParams, headers: Conditions, body: jsonBody(EngineStatePutSchema) },
+      request: { params: KeyParams, headers: Conditions, body: jsonRequest(EngineStatePutSchema) },
       responses: {
         200: withEtag("The replaced entry"),
         201: withEtag("The created entry"),

@@ -38,7 +38,7 @@ import {
   COMMON_ERRORS,
   declareRoute,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   WRITE_ERRORS,
@@ -300,7 +300,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       path: "/",
       operationId: "functions.deploy",
       summary: "Deploy a function: a new immutable version (compile errors are 422 with file:line:column)",
-      request: { body: jsonBody(FunctionDeploySchema) },
+      request: { body: jsonRequest(FunctionDeploySchema) },
       responses: { 201: json(FunctionSchema, "The function, serving the new version"), ...WRITE_ERRORS },
     }),
     async (c) => {
@@ -389,7 +389,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       path: "/{id}/rollback",
       operationId: "functions.rollback",
       summary: "Serve another deployment (default: the one before the serving one)",
-      request: { params: Ref, body: jsonBody(RollbackSchema) },
+      request: { params: Ref, body: jsonRequest(RollbackSchema) },
       responses: { 200: json(FunctionSchema, "The function"), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
@@ -418,7 +418,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       path: "/{id}/secrets",
       operationId: "functions.update_secrets",
       summary: "Set secrets (Deno.env / env); null removes one; names left out are kept",
-      request: { params: Ref, body: jsonBody(SecretsUpdateSchema) },
+      request: { params: Ref, body: jsonRequest(SecretsUpdateSchema) },
       responses: { 200: json(SecretList, "Secret names"), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
@@ -489,7 +489,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       operationId: "functions.create_run",
       summary:
         "Run one of the function's cron schedules now, as if it had fallen due (422 without cron triggers, or when `schedule` names none of them)",
-      request: { params: Ref, body: jsonBody(RunStartSchema) },
+      request: { params: Ref, body: jsonRequest(RunStartSchema) },
       responses: { 201: json(FunctionRunSchema, "The run, pending"), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {

@@ -17,7 +17,7 @@ import {
   declareRoute,
   IdParam,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   WRITE_ERRORS,
@@ -77,7 +77,7 @@ export function intelligenceRoutes(
       operationId: "intelligence_snapshots.create",
       summary: "Compute a snapshot now",
       description: "Needs finance:write, growth:write and talent:write. The body is empty or {}.",
-      request: { body: jsonBody(SnapshotRefreshSchema) },
+      request: { body: jsonRequest(SnapshotRefreshSchema) },
       responses: { 201: json(SnapshotSchema, "The new snapshot"), ...WRITE_ERRORS },
     }),
     async (c) => {

@@ -20,7 +20,7 @@ import {
   declareRoute,
   IdParam,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   PagingQuery,
@@ -116,7 +116,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       path: "/",
       operationId: "api_keys.create",
       summary: "Create an API key; the response holds the secret, once",
-      request: { body: jsonBody(ApiKeyCreateSchema) },
+      request: { body: jsonRequest(ApiKeyCreateSchema) },
       responses: { 201: json(CreatedKeySchema, "The key with its secret"), ...WRITE_ERRORS },
     }),
     async (c) => {

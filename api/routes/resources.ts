@@ -11,7 +11,7 @@ import {
   declareRoute,
   IdParam,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   WRITE_ERRORS,
@@ -60,7 +60,7 @@ export function resourceRoutes(service: AnyResourceService): OpenAPIHono<AppEnv>
       path: "/",
       operationId: `${name}.create`,
       summary: `Create a ${object}`,
-      request: { body: jsonBody(definition.schemas.create as z.ZodType) },
+      request: { body: jsonRequest(definition.schemas.create as z.ZodType) },
       responses: { 201: json(object_, `The created ${object}`), ...WRITE_ERRORS },
     }),
     async (c) => {
@@ -91,7 +91,7 @@ export function resourceRoutes(service: AnyResourceService): OpenAPIHono<AppEnv>
       path: "/{id}",
       operationId: `${name}.update`,
       summary: `Update a ${object}`,
-      request: { params: IdParam, body: jsonBody(definition.schemas.update as z.ZodType) },
+      request: { params: IdParam, body: jsonRequest(definition.schemas.update as z.ZodType) },
       responses: { 200: json(object_, `The updated ${object}`), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {

@@ -19,7 +19,7 @@ import {
   declareRoute,
   IdParam,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   PagingQuery,
@@ -76,7 +76,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveryService): OpenA
       operationId: "webhook_endpoints.recover",
       summary: "Re-send every failed delivery of the endpoint since a time",
       description: "Every failed delivery created at or after `since` is due again now. 409 when disabled.",
-      request: { params: IdParam, body: jsonBody(WebhookRecoverSchema) },
+      request: { params: IdParam, body: jsonRequest(WebhookRecoverSchema) },
       responses: {
         202: json(WebhookRecoverResultSchema, "How many deliveries were re-queued"),
         ...WRITE_ERRORS,

@@ -18,7 +18,7 @@ import {
   declareRoute,
   IdParam,
   json,
-  jsonBody,
+  jsonRequest,
   listOf,
   NOT_FOUND,
   WRITE_ERRORS,
@@ -63,7 +63,7 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       path: "/",
       operationId: "webhook_endpoints.create",
       summary: "Create a webhook endpoint; the response holds its secret",
-      request: { body: jsonBody(WebhookEndpointCreateSchema) },
+      request: { body: jsonRequest(WebhookEndpointCreateSchema) },
       responses: {
         201: json(WebhookEndpointWithSecretSchema, "The endpoint with its secret"),
         ...WRITE_ERRORS,
@@ -96,7 +96,7 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       path: "/{id}",
       operationId: "webhook_endpoints.update",
       summary: "Update a webhook endpoint; enabling it clears disabled_reason and failing_since",
-      request: { params: IdParam, body: jsonBody(WebhookEndpointUpdateSchema) },
+      request: { params: IdParam, body: jsonRequest(WebhookEndpointUpdateSchema) },
       responses: { 200: json(endpoint, "The endpoint"), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
