@@ -13,15 +13,15 @@ import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
 import { adminRoutes } from "./routes/admin.ts";
-import { documentEngineState, engineStateRoutes } from "./routes/engine-state.ts";
-import { documentEvents, eventRoutes, eventTypeRoutes } from "./routes/events.ts";
+import { engineStateRoutes } from "./routes/engine-state.ts";
+import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { documentIntelligence, intelligenceRoutes } from "./routes/intelligence.ts";
-import { apiKeyRoutes, documentPlatform, meRoutes } from "./routes/platform.ts";
-import { documentResource, resourceRoutes } from "./routes/resources.ts";
-import { documentWebhookEndpoints, webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
-import { documentFunctions, functionRoutes } from "./routes/functions.ts";
-import { documentWebhookDeliveries, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
+import { intelligenceRoutes } from "./routes/intelligence.ts";
+import { apiKeyRoutes, meRoutes } from "./routes/platform.ts";
+import { resourceRoutes } from "./routes/resources.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
+import { functionRoutes } from "./routes/functions.ts";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /** The API role's HTTP face: the app, and the socket adapter of the invocation path. */
 export interface Api {
@@ -65,30 +65,22 @@ export function createApi(deps: ApiDeps): Api {
 
   app.route("/v1/me", meRoutes(deps));
   app.route("/v1/api_keys", apiKeyRoutes(deps));
-  documentPlatform(app.openAPIRegistry);
   app.route("/v1/events", eventRoutes(deps, deps.catalog));
   app.route("/v1/event_types", eventTypeRoutes(deps.catalog));
-  documentEvents(app.openAPIRegistry);
   app.route("/v1/webhook_endpoints", webhookEndpointRoutes(deps.webhookEndpoints));
-  documentWebhookEndpoints(app.openAPIRegistry);
   app.route("/v1", webhookDeliveryRoutes(deps.webhookDeliveries));
-  documentWebhookDeliveries(app.openAPIRegistry);
   app.route("/v1/engines", engineStateRoutes(deps.engineState));
-  documentEngineState(app.openAPIRegistry);
   const invoke = fetchInvocation(invocationDeps);
   app.all("/v1/functions/:id/invoke", invoke);
   app.all("/v1/functions/:id/invoke/*", invoke);
   app.route("/v1/functions", functionRoutes(deps.functions));
-  documentFunctions(app.openAPIRegistry);
   // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
   app.route(
     "/v1/intelligence/snapshots",
     intelligenceRoutes(deps, (orgId) => deps.invoker.forgetSnapshot(orgId)),
   );
-  documentIntelligence(app.openAPIRegistry);
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
-    documentResource(app.openAPIRegistry, service);
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

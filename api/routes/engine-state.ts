@@ -1,5 +1,5 @@
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { Hono } from "hono";
 import { z } from "zod";
 import { AppError, type FieldError } from "../../core/index.ts";
 import {
@@ -20,12 +20,14 @@ import {
 import type { AppEnv } from "../env.ts";
 import { requireScope } from "../middleware/auth.ts";
 import {
+  BEARER,
   COMMON_ERRORS,
+  declareRoute,
   json,
+  jsonRequest,
   NOT_FOUND,
   PRECONDITION_FAILED,
   WRITE_ERRORS,
-  type Registry,
 } from "../openapi.ts";
 import { parseBody } from "../validate.ts";
 
@@ -33,56 +35,130 @@ const PATH = "/v1/engines";
 /** `/v1/engines/<engine>/state/<key…>`: the key is everything after the fifth slash. */
 const KEY_SEGMENT = 5;
 const LIST_PARAMS = ["prefix", "cursor", "limit"];
+const ENTRY = "/{engine}/state/{key}";
 /** One route for every key: it may span segments (`a/b`) and hold any character but `?` and `#`. */
-const ENTRY = "/:engine/state/:key{[\\s\\S]+}";
+const ENTRY_ROUTING = "/:engine/state/:key{[\\s\\S]+}";
 
 /**
  * `/v1/engines/{engine}/state`: each engine's JSON key-value store. GET needs
  * `<engine>:read`, PUT and DELETE `<engine>:write`. Lists page by cursor in key
  * order; entries carry `ETag: "<version>"` for `If-Match` / `If-None-Match`.
  */
-export function engineStateRoutes(state: EngineStateService): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
   const org = (c: Context<AppEnv>) => c.get("principal").orgId;
+  const doc = { tags: ["engine state"], security: BEARER, middleware: engineScope };
+  const withEtag = (status: string) => ({
+    ...json(EngineStateEntrySchema, status),
+    headers: { ETag: { description: 'The version, quoted ("3")', schema: { type: "string" as const } } },
+  });
 
-  app.get("/:engine/state", engineScope, async (c) => {
-    const engine = c.req.param("engine") as Engine;
-    const { prefix, cursor, limit } = parseListParams(new URL(c.req.url).searchParams);
-    const page = await state.list(org(c), engine, { prefix, cursor, limit });
-    return c.json({
-      data: page.entries.map((entry) => render(engine, entry)),
-      meta: { next_cursor: page.nextCursor, limit },
-    });
-  });
-  app.get(ENTRY, engineScope, async (c) => {
-    const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-    const entry = await state.get(org(c), engine, key);
-    if (!entry) throw notFound(engine, key);
-    c.header("ETag", etag(entry.version));
-    // RFC 9110 §13.1.2: a cached copy that is still current needs no body.
-    if (matchesAny(c.req.header("if-none-match"), entry.version)) return c.body(null, 304);
-    return c.json(render(engine, entry));
-  });
-  app.put(ENTRY, engineScope, async (c) => {
-    const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-    const conditions = putConditions(c.req.header("if-match"), c.req.header("if-none-match"));
-    const { value } = parseBody(c, EngineStatePutSchema);
-    const entry = await state.set(org(c), engine, key, value, conditions);
-    c.header("ETag", etag(entry.version));
-    const created = entry.version === 1;
-    if (created) c.header("Location", `${PATH}/${engine}/state/${encodeURIComponent(key)}`);
-    return c.json(render(engine, entry), created ? 201 : 200);
-  });
-  app.delete(ENTRY, engineScope, async (c) => {
-    const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-    const ifMatch = c.req.header("if-match");
-    const ifVersion = ifMatch === undefined || ifMatch.trim() === "*" ? undefined : matchVersion(ifMatch);
-    const deleted = await state.delete(org(c), engine, key, { ifVersion });
-    if (deleted) return c.body(null, 204);
-    // `If-Match: *` is false when there is nothing to match (RFC 9110 §13.1.1).
-    if (ifMatch !== undefined) throw preconditionFailed(`Key '${key.slice(0, 100)}' does not exist`);
-    throw notFound(engine, key);
-  });
+  declareRoute(
+    app,
+    createRoute({
+      ...doc,
+      method: "get",
+      path: "/{engine}/state",
+      operationId: "engines.list_state",
+      summary: "List an engine's state entries in key order, by cursor",
+      request: { params: EngineParams, query: ListQuery },
+      responses: { 200: json(EngineStatePageSchema, "A page of entries"), ...COMMON_ERRORS, ...NOT_FOUND },
+    }),
+    async (c) => {
+      const engine = c.req.param("engine") as Engine;
+      const { prefix, cursor, limit } = parseListParams(new URL(c.req.url).searchParams);
+      const page = await state.list(org(c), engine, { prefix, cursor, limit });
+      return c.json({
+        data: page.entries.map((entry) => render(engine, entry)),
+        meta: { next_cursor: page.nextCursor, limit },
+      });
+    },
+  );
+  declareRoute(
+    app,
+    createRoute({
+      ...doc,
+      method: "get",
+      path: ENTRY,
+      operationId: "engines.retrieve_state",
+      summary: "Retrieve one entry",
+      request: { params: KeyParams },
+      responses: {
+        200: withEtag("The entry"),
+        304: { description: "If-None-Match names the current version" },
+        ...COMMON_ERRORS,
+        ...NOT_FOUND,
+      },
+    }),
+    async (c) => {
+      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
+      const entry = await state.get(org(c), engine, key);
+      if (!entry) throw notFound(engine, key);
+      c.header("ETag", etag(entry.version));
+      // RFC 9110 §13.1.2: a cached copy that is still current needs no body.
+      if (matchesAny(c.req.header("if-none-match"), entry.version)) return c.body(null, 304);
+      return c.json(render(engine, entry));
+    },
+    ENTRY_ROUTING,
+  );
+  declareRoute(
+    app,
+    createRoute({
+      ...doc,
+      method: "put",
+      path: ENTRY,
+      operationId: "engines.set_state",
+      summary: "Create or replace an entry (If-Match / If-None-Match: * for concurrency control)",
+      request: { params: KeyParams, headers: Conditions, body: jsonRequest(EngineStatePutSchema) },
+      responses: {
+        200: withEtag("The replaced entry"),
+        201: withEtag("The created entry"),
+        ...WRITE_ERRORS,
+        // An unknown engine.
+        ...NOT_FOUND,
+        ...PRECONDITION_FAILED,
+      },
+    }),
+    async (c) => {
+      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
+      const conditions = putConditions(c.req.header("if-match"), c.req.header("if-none-match"));
+      const { value } = parseBody(c, EngineStatePutSchema);
+      const entry = await state.set(org(c), engine, key, value, conditions);
+      c.header("ETag", etag(entry.version));
+      const created = entry.version === 1;
+      if (created) c.header("Location", `${PATH}/${engine}/state/${encodeURIComponent(key)}`);
+      return c.json(render(engine, entry), created ? 201 : 200);
+    },
+    ENTRY_ROUTING,
+  );
+  declareRoute(
+    app,
+    createRoute({
+      ...doc,
+      method: "delete",
+      path: ENTRY,
+      operationId: "engines.delete_state",
+      summary: "Delete an entry",
+      request: { params: KeyParams, headers: Conditions.pick({ "if-match": true }) },
+      responses: {
+        204: { description: "Deleted" },
+        ...WRITE_ERRORS,
+        ...NOT_FOUND,
+        ...PRECONDITION_FAILED,
+      },
+    }),
+    async (c) => {
+      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
+      const ifMatch = c.req.header("if-match");
+      const ifVersion = ifMatch === undefined || ifMatch.trim() === "*" ? undefined : matchVersion(ifMatch);
+      const deleted = await state.delete(org(c), engine, key, { ifVersion });
+      if (deleted) return c.body(null, 204);
+      // `If-Match: *` is false when there is nothing to match (RFC 9110 §13.1.1).
+      if (ifMatch !== undefined) throw preconditionFailed(`Key '${key.slice(0, 100)}' does not exist`);
+      throw notFound(engine, key);
+    },
+    ENTRY_ROUTING,
+  );
   return app;
 }
 
@@ -221,69 +297,3 @@ const Conditions = z.object({
     .meta({ description: 'Write only if the entry is at this version ("3"), or exists (*)' }),
   "if-none-match": z.string().optional().meta({ description: "* : create only, never replace" }),
 });
-
-export function documentEngineState(registry: Registry): void {
-  const security = [{ bearerAuth: [] }];
-  const tags = ["engine state"];
-  const path = `${PATH}/{engine}/state`;
-  const entry = EngineStateEntrySchema;
-  const withEtag = (status: string) => ({
-    ...json(entry, status),
-    headers: { ETag: { description: 'The version, quoted ("3")', schema: { type: "string" as const } } },
-  });
-  registry.registerPath({
-    method: "get",
-    path,
-    summary: "List an engine's state entries in key order, by cursor",
-    tags,
-    security,
-    request: { params: EngineParams, query: ListQuery },
-    responses: { 200: json(EngineStatePageSchema, "A page of entries"), ...COMMON_ERRORS, ...NOT_FOUND },
-  });
-  registry.registerPath({
-    method: "get",
-    path: `${path}/{key}`,
-    summary: "Retrieve one entry",
-    tags,
-    security,
-    request: { params: KeyParams },
-    responses: {
-      200: withEtag("The entry"),
-      304: { description: "If-None-Match names the current version" },
-      ...COMMON_ERRORS,
-      ...NOT_FOUND,
-    },
-  });
-  registry.registerPath({
-    method: "put",
-    path: `${path}/{key}`,
-    summary: "Create or replace an entry (If-Match / If-None-Match: * for concurrency control)",
-    tags,
-    security,
-    request: {
-      params: KeyParams,
-      headers: Conditions,
-      body: { content: { "application/json": { schema: EngineStatePutSchema } } },
-    },
-    responses: {
-      200: withEtag("The replaced entry"),
-      201: withEtag("The created entry"),
-      ...WRITE_ERRORS,
-      ...PRECONDITION_FAILED,
-    },
-  });
-  registry.registerPath({
-    method: "delete",
-    path: `${path}/{key}`,
-    summary: "Delete an entry",
-    tags,
-    security,
-    request: { params: KeyParams, headers: Conditions.pick({ "if-match": true }) },
-    responses: {
-      204: { description: "Deleted" },
-      ...WRITE_ERRORS,
-      ...NOT_FOUND,
-      ...PRECONDITION_FAILED,
-    },
-  });
-}
