@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Process start for the test workers: the V8 flags the server sets (sandbox/v8-flags.ts).
+    setupFiles: ["test/helpers/setup.ts"],
     pool: "forks",
     // Two cores here and in CI: two workers keep PGlite instances from starving each other.
     // isolated-vm on Node >= 20 needs the process started without Node's own startup snapshot.

@@ -5,3 +5,4 @@ export { loadGuestPlatform, type GuestPlatform } from "./platform.ts";
 export * from "./isolate-host.ts";
 export * from "./pool.ts";
 export { watchdog, type Watchdog, type WatchdogStats } from "./watchdog.ts";
+export { setProcessV8Flags, PROCESS_V8_FLAGS } from "./v8-flags.ts";

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import v8 from "node:v8";
 import ivm from "isolated-vm";
 import { AppError, isAppError } from "../core/index.ts";
 import { createCryptoHost } from "./crypto-host.ts";
@@ -16,12 +15,6 @@ import {
 } from "./protocol.ts";
 import { createRequestState, type RequestOwner, type RequestState } from "./request-state.ts";
 import { watchdog } from "./watchdog.ts";
-
-// isolated-vm caps an isolate's young generation by its heap limit: 2 MB for the default 128 MB,
-// so code that allocates (every Request, URL and Response does) scavenges constantly; measured 5×
-// slower than the same code in Node. 16 MB semi-spaces are Node's own default on 64-bit; a semi-space
-// grows only while a function allocates, so idle isolates stay small (bench/isolate-pool.ts).
-v8.setFlagsFromString("--max-semi-space-size=16");
 
 /** A guest program: one script (already bundled) that runs the function's top level. */
 export interface GuestProgram {
