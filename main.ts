@@ -32,7 +32,7 @@ import {
   intelligenceJobs,
 } from "./engines/index.ts";
 import { createFunctionHost, createFunctionRunWorker, functionJobs, RUN_QUEUE } from "./runtime/index.ts";
-import { watchdog } from "./sandbox/index.ts";
+import type { SandboxStats } from "./sandbox/index.ts";
 import {
   migrate,
   openDataDir,
@@ -141,26 +141,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
     }
     metrics.collect(() => queueMetrics(store, clock.now()));
-    const functionHost = createFunctionHost({ config, store, log });
-    const guard = watchdog();
-    metrics.gauge(
-      "tessera_function_entries_watched_total",
-      "Entries into function isolates bounded by the watchdog.",
-      () => guard.stats().armed,
-      "counter",
-    );
-    metrics.gauge(
-      "tessera_function_entries_timeout_total",
-      "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
-      () => guard.stats().fallbacks,
-      "counter",
-    );
-    metrics.gauge(
-      "tessera_function_entries_stopped_total",
-      "Entries the watchdog stopped, past what was left of their request's CPU time.",
-      () => guard.stats().stopped,
-      "counter",
-    );
+    const functionHost = createFunctionHost({ config, store, log, clock });
+    metrics.collect(async () => sandboxMetrics(await functionHost.isolates.stats()));
     // Disposed after the HTTP server (registered later, so torn down first): no request is left to serve.
     releasers.add("function isolates", () => functionHost.dispose());
     const deps: ApiDeps = {
@@ -253,6 +235,30 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();
   });
+}
+
+/** Entries into function isolates, as the sandbox's watchdog counted them. */
+function sandboxMetrics(stats: SandboxStats): MetricSample[] {
+  return [
+    {
+      name: "tessera_function_entries_watched_total",
+      help: "Entries into function isolates bounded by the watchdog.",
+      value: stats.entries.armed,
+      type: "counter",
+    },
+    {
+      name: "tessera_function_entries_timeout_total",
+      help: "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
+      value: stats.entries.fallbacks,
+      type: "counter",
+    },
+    {
+      name: "tessera_function_entries_stopped_total",
+      help: "Entries the watchdog stopped, past what was left of their request's CPU time.",
+      value: stats.entries.stopped,
+      type: "counter",
+    },
+  ];
 }
 
 /** The background queues as an operator watches them: depth, and how far the workers are behind. */
