@@ -87,7 +87,7 @@ export function createTestApp(
   const clock = options.clock ?? new FakeClock(new Date());
   const config = loadConfig({ TESSERA_DATA_DIR: "/nonexistent", ...options.env });
   const log = options.log ?? (process.env.TEST_LOG ? createLogger({ level: "debug" }) : silentLogger);
-  const functionHost = createFunctionHost({ config, store, log });
+  const functionHost = createFunctionHost({ config, store, log, clock });
   const api = createApi({
     config,
     store,
