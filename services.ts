@@ -10,7 +10,6 @@ import {
   type ApiDeps,
   type KeyCache,
   type MetricSample,
-  type Metrics,
   type RateLimiter,
 } from "./api/index.ts";
 import {
@@ -40,7 +39,7 @@ import {
   RUN_QUEUE,
   type FunctionHost,
 } from "./runtime/index.ts";
-import { watchdog } from "./sandbox/index.ts";
+import type { SandboxStats } from "./sandbox/index.ts";
 import { openStore, pendingMigrations, queueStats, QUEUE_COUNT_CAP, type Store } from "./store/index.ts";
 import {
   createWebhookDeliveryService,
@@ -107,7 +106,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const engineState = createEngineStateService(store, clock, {
       maxEntries: config.engineStateMaxEntries,
     });
-    const functionHost = createFunctionHost({ config, store, log });
+    const functionHost = createFunctionHost({ config, store, log, clock });
     // Disposed after everything that invokes functions (registered before them).
     releasers.add("function isolates", () => functionHost.dispose());
     let api: Api | undefined;
@@ -214,29 +213,31 @@ function registerGauges(services: Services, listCache: ListCache | undefined): v
     metrics.gauge("tessera_list_cache_bytes", "Memory held by cached list pages.", () => stats.bytes);
   }
   metrics.collect(() => queueMetrics(store, clock.now()));
-  registerWatchdogGauges(metrics);
+  metrics.collect(async () => sandboxMetrics(await services.functionHost.isolates.stats()));
 }
 
-function registerWatchdogGauges(metrics: Metrics): void {
-  const stats = () => watchdog().stats();
-  metrics.gauge(
-    "tessera_function_entries_watched_total",
-    "Entries into function isolates bounded by the watchdog.",
-    () => stats().armed,
-    "counter",
-  );
-  metrics.gauge(
-    "tessera_function_entries_timeout_total",
-    "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
-    () => stats().fallbacks,
-    "counter",
-  );
-  metrics.gauge(
-    "tessera_function_entries_stopped_total",
-    "Entries the watchdog stopped, past what was left of their request's CPU time.",
-    () => stats().stopped,
-    "counter",
-  );
+/** The watchdog's counters, read from the sandbox at scrape time. */
+function sandboxMetrics(stats: SandboxStats): MetricSample[] {
+  return [
+    {
+      name: "tessera_function_entries_watched_total",
+      help: "Entries into function isolates bounded by the watchdog.",
+      value: stats.entries.armed,
+      type: "counter",
+    },
+    {
+      name: "tessera_function_entries_timeout_total",
+      help: "Entries into function isolates bounded by isolated-vm's timeout (the watchdog did not cover them yet).",
+      value: stats.entries.fallbacks,
+      type: "counter",
+    },
+    {
+      name: "tessera_function_entries_stopped_total",
+      help: "Entries the watchdog stopped, past what was left of their request's CPU time.",
+      value: stats.entries.stopped,
+      type: "counter",
+    },
+  ];
 }
 
 /** The background queues as an operator watches them: depth, and how far the workers are behind. */

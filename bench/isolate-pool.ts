@@ -1,13 +1,13 @@
 import { runInNewContext } from "node:vm";
 import { compileFunction, stopCompiler } from "../runtime/index.ts";
 import {
-  createIsolateHost,
-  createIsolatePool,
-  loadGuestPlatform,
+  buildGuestPlatform,
+  createSandbox,
   type InvocationIO,
   type InvocationRequest,
   type InvocationResponse,
   type LoadedFunction,
+  type Sandbox,
   type SandboxLimits,
 } from "../sandbox/index.ts";
 import {
@@ -65,20 +65,15 @@ export const isolatePool: Benchmark = {
       .code;
     await stopCompiler();
     const platformStarted = performance.now();
-    const platform = await loadGuestPlatform();
+    const platform = await buildGuestPlatform();
     const platformMs = performance.now() - platformStarted;
+    platform.snapshot.release();
     options.log(
       `  platform ${Math.round(platform.code.length / 1024)} kB, ready in ${platformMs.toFixed(0)} ms`,
     );
 
     options.log(`  ${boots} cold starts (no code cache, with it, with it and no spare isolate)`);
-    const cold = await coldBoots(code, boots, undefined);
-    const probe = await createIsolateHost({ program: { code, filename: "fn.js" }, limits: LIMITS });
-    const cachedData = probe.producedCachedData;
-    probe.dispose();
-    const cached = await coldBoots(code, boots, cachedData);
-    // A burst of cold starts outruns the blank isolates made ahead of time: this is each one's cost then.
-    const cachedNoSpare = await coldBoots(code, boots, cachedData, false);
+    const { cold, cached, cachedNoSpare } = await coldStarts(code, boots);
     const vmCold = await vmColdStarts(code, boots);
 
     options.log(`  ${invokes} warm invocations`);
@@ -139,13 +134,37 @@ function row(
   };
 }
 
-async function coldBoots(code: string, count: number, cachedData: Uint8Array | undefined, useSpare = true) {
+async function coldStarts(code: string, boots: number) {
+  const sandbox = createSandbox({ maxIsolates: 10, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
+  try {
+    // The first boot builds the sandbox's platform: outside the samples.
+    const probe = await sandbox.createHost({ program: { code, filename: "fn.js" }, limits: LIMITS });
+    const cachedData = probe.producedCachedData;
+    probe.dispose();
+    return {
+      cold: await coldBoots(sandbox, code, boots, undefined),
+      cached: await coldBoots(sandbox, code, boots, cachedData),
+      // A burst of cold starts outruns the blank isolates made ahead of time: this is each one's cost then.
+      cachedNoSpare: await coldBoots(sandbox, code, boots, cachedData, false),
+    };
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
+async function coldBoots(
+  sandbox: Sandbox,
+  code: string,
+  count: number,
+  cachedData: Uint8Array | undefined,
+  useSpare = true,
+) {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     // Cold starts with gaps between them, as a server sees them: the blank isolate is made in the gap.
     if (useSpare) await new Promise((resolve) => setTimeout(resolve, 10));
     const started = performance.now();
-    const host = await createIsolateHost({
+    const host = await sandbox.createHost({
       program: { code, filename: "fn.js", ...(cachedData ? { cachedData } : {}) },
       limits: LIMITS,
       useSpare,
@@ -177,7 +196,7 @@ function vmHandler(code: string): (request: Request) => Promise<Response> {
 }
 
 async function warmInvocations(code: string, count: number) {
-  const pool = createIsolatePool({ maxIsolates: 10, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
+  const pool = createSandbox({ maxIsolates: 10, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
   const load = (): Promise<LoadedFunction> =>
     Promise.resolve({ program: { code, filename: "fn.js" }, limits: LIMITS, env: {} });
   const key = { orgId: "org_bench", functionId: "fn_trivial", version: 1 };
@@ -207,9 +226,7 @@ async function vmInvocations(code: string, count: number) {
 }
 
 async function idleIsolates(code: string, count: number) {
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  const pool = createIsolatePool({
+  const pool = createSandbox({
     maxIsolates: count + 1,
     memoryBudgetMb: 1 << 20,
     idleTimeoutMs: 3_600_000,
@@ -217,6 +234,12 @@ async function idleIsolates(code: string, count: number) {
   const load = (): Promise<LoadedFunction> =>
     Promise.resolve({ program: { code, filename: "fn.js" }, limits: LIMITS, env: {} });
   try {
+    // The sandbox's platform (built by its first boot) is not an idle isolate's memory.
+    (
+      await pool.createHost({ program: { code, filename: "fn.js" }, limits: LIMITS, useSpare: false })
+    ).dispose();
+    global.gc?.();
+    const before = process.memoryUsage().rss;
     for (let i = 0; i < count; i++) {
       await drain(
         await pool.invoke({ orgId: `org_${i}`, functionId: "fn_trivial", version: 1 }, load, REQUEST, IO),

@@ -18,6 +18,7 @@ import { functionInvoke } from "./function-invoke.ts";
 import { isolatePool } from "./isolate-pool.ts";
 import { listOverdue } from "./list-overdue.ts";
 import { webhookDelivery } from "./webhook-delivery.ts";
+import { setProcessV8Flags } from "../sandbox/index.ts";
 import type { Benchmark, BenchResult } from "./lib/report.ts";
 
 const BENCHMARKS: Benchmark[] = [
@@ -171,4 +172,6 @@ function git(args: string[]): string {
   }
 }
 
+// Benchmarks that boot isolates in this process (isolate-pool) get the server's V8 flags.
+setProcessV8Flags();
 process.exitCode = await main();

@@ -18,6 +18,9 @@ if (!process.execArgv.includes("--no-node-snapshot") && !process.env.TESSERA_NO_
   child.on("exit", (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
 } else {
   register();
+  // Process start: the V8 flags function isolates want are set here, once, before any is made.
+  const { setProcessV8Flags } = await import("../sandbox/v8-flags.ts");
+  setProcessV8Flags();
   const { runCli } = await import("../cli/index.ts");
   process.exitCode = await runCli(process.argv.slice(2));
 }

@@ -155,9 +155,10 @@ const OPS = {
 } as const;
 
 export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker {
-  const { store, box, config, pool } = options;
+  const { store, box, config, pool, clock } = options;
   const resolved = new Map<string, { fn: ActiveFunction | undefined; at: number }>();
   const snapshots = new Map<string, { value: unknown; at: number }>();
+  const contexts: GuestContexts = new WeakMap();
 
   async function lookup(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined> {
     // Anonymous callers reach public functions by id only.
@@ -195,7 +196,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   /** The snapshot is read synchronously by the guest, so it is loaded before the request (cached briefly). */
   async function snapshotOf(orgId: string): Promise<unknown> {
     const cached = snapshots.get(orgId);
-    const now = Date.now();
+    const now = clock.now().getTime();
     if (cached && now - cached.at < SNAPSHOT_TTL_MS) return cached.value;
     const value = (await options.latestSnapshot(orgId)) ?? null;
     snapshots.set(orgId, { value, at: now });
@@ -206,9 +207,10 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     async resolve(orgId, ref) {
       const id = `${orgId ?? "*"}\u0000${ref}`;
       const hit = resolved.get(id);
-      if (hit && Date.now() - hit.at < RESOLVE_TTL_MS) return hit.fn;
+      const now = clock.now().getTime();
+      if (hit && now - hit.at < RESOLVE_TTL_MS) return hit.fn;
       const fn = await lookup(orgId, ref);
-      resolved.set(id, { fn, at: Date.now() });
+      resolved.set(id, { fn, at: now });
       if (resolved.size > 10_000) resolved.delete(resolved.keys().next().value!);
       return fn;
     },
@@ -218,7 +220,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
       let response;
       try {
-        response = await pool.invoke(key, () => load(fn), toGuestRequest(fn, request), io);
+        response = await pool.invoke(key, () => load(fn), toGuestRequest(contexts, fn, request), io);
       } catch (error) {
         io.log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
         void io.flush();
@@ -347,28 +349,33 @@ function toActiveFunction(row: ServingRow): ActiveFunction {
   };
 }
 
-function toGuestRequest(fn: ActiveFunction, request: IncomingInvocation) {
+function toGuestRequest(contexts: GuestContexts, fn: ActiveFunction, request: IncomingInvocation) {
   return {
     requestId: request.requestId,
     method: request.method,
     url: request.url,
     headers: request.headers,
     body: request.body,
-    context: contextOf(fn, request.principal),
+    context: contextOf(contexts, fn, request.principal),
   };
 }
 
 type GuestContext = { user: unknown; [k: string]: unknown };
 /**
  * One context object per function lookup and caller (both cached objects), so the sandbox
- * serializes it once (it keeps the text by identity) and the guest parses it once.
+ * serializes it once (it keeps the text by identity) and the guest parses it once. Each
+ * invoker keeps its own (its lookups are its own objects).
  */
-const contexts = new WeakMap<
+type GuestContexts = WeakMap<
   ActiveFunction,
   { anonymous?: GuestContext; byCaller: WeakMap<KeyPrincipal, GuestContext> }
->();
+>;
 
-function contextOf(fn: ActiveFunction, principal: KeyPrincipal | undefined): GuestContext {
+function contextOf(
+  contexts: GuestContexts,
+  fn: ActiveFunction,
+  principal: KeyPrincipal | undefined,
+): GuestContext {
   let forFunction = contexts.get(fn);
   if (!forFunction) contexts.set(fn, (forFunction = { byCaller: new WeakMap() }));
   const known = principal ? forFunction.byCaller.get(principal) : forFunction.anonymous;

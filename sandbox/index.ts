@@ -1,7 +1,9 @@
 export * from "./limits.ts";
 export * from "./invocation.ts";
 export { GUEST_OPS, SLOTLESS_OPS, parseGuestOp, type GuestEntry, type GuestOp } from "./protocol.ts";
-export { loadGuestPlatform, type GuestPlatform } from "./platform.ts";
-export * from "./isolate-host.ts";
-export * from "./pool.ts";
-export { watchdog, type Watchdog, type WatchdogStats } from "./watchdog.ts";
+export { buildGuestPlatform, type GuestPlatform } from "./platform.ts";
+export type { GuestProgram, IsolateHost, IsolateHostOptions } from "./isolate-host.ts";
+export type { FunctionKey, IsolatePool, LoadedFunction, PoolStats } from "./pool.ts";
+export { createSandbox, type Sandbox, type SandboxOptions, type SandboxStats } from "./sandbox.ts";
+export { setProcessV8Flags, PROCESS_V8_FLAGS } from "./v8-flags.ts";
+export type { Watchdog, WatchdogStats } from "./watchdog.ts";

@@ -1,27 +1,22 @@
 import { randomBytes } from "node:crypto";
-import v8 from "node:v8";
 import ivm from "isolated-vm";
 import { AppError, isAppError } from "../core/index.ts";
 import { createCryptoHost } from "./crypto-host.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
-import { loadGuestPlatform } from "./platform.ts";
+import type { GuestPlatform } from "./platform.ts";
 import {
   FetchCallSchema,
   OpCallSchema,
   SLOTLESS_OPS,
   parseGuestOp,
   type GuestEntry,
+  type KnownHeaderPairs,
   type RespondArgs,
 } from "./protocol.ts";
 import { createRequestState, type RequestOwner, type RequestState } from "./request-state.ts";
-import { watchdog } from "./watchdog.ts";
-
-// isolated-vm caps an isolate's young generation by its heap limit: 2 MB for the default 128 MB,
-// so code that allocates (every Request, URL and Response does) scavenges constantly; measured 5×
-// slower than the same code in Node. 16 MB semi-spaces are Node's own default on 64-bit; a semi-space
-// grows only while a function allocates, so idle isolates stay small (bench/isolate-pool.ts).
-v8.setFlagsFromString("--max-semi-space-size=16");
+import type { SpareIsolates } from "./spares.ts";
+import type { Watchdog } from "./watchdog.ts";
 
 /** A guest program: one script (already bundled) that runs the function's top level. */
 export interface GuestProgram {
@@ -41,53 +36,20 @@ export interface IsolateHostOptions {
   useSpare?: boolean;
 }
 
-interface Blank {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
-}
-
 /**
- * Blank isolates (the platform snapshot and a context, no tenant code ever run in them)
- * made ahead of time, per heap size asked for: a cold start takes one and skips the
- * ~4 ms of creating them (~10 ms on a machine where page faults are dear); another is
- * made once the cold start is over. Not sooner: the boot awaits its program's run off
- * the Node thread, and a blank isolate made on the Node thread meanwhile would hold up
- * that very cold start (measured: 11 ms p50 instead of 2–3 ms).
+ * What the isolate hosts of one sandbox share. `createSandbox` makes it and hands it to
+ * every host it boots: nothing of it is module state, so two sandboxes share nothing.
  */
-const SPARES_PER_HEAP_SIZE = 2;
-const spares = new Map<number, Blank[]>();
-let refilling = false;
-
-function takeSpare(
-  platform: { snapshot: ivm.ExternalCopy<ArrayBuffer> },
-  memoryLimitMb: number,
-): Blank | undefined {
-  const ready = spares.get(memoryLimitMb) ?? [];
-  spares.set(memoryLimitMb, ready);
-  let spare = ready.pop();
-  while (spare && spare.isolate.isDisposed) spare = ready.pop();
-  return spare;
-}
-
-function refill(platform: { snapshot: ivm.ExternalCopy<ArrayBuffer> }): void {
-  if (refilling) return;
-  refilling = true;
-  setImmediate(() => {
-    refilling = false;
-    for (const [memoryLimitMb, ready] of spares) {
-      if (ready.length >= SPARES_PER_HEAP_SIZE) continue;
-      const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, snapshot: platform.snapshot });
-      ready.push({ isolate, context: isolate.createContextSync() });
-      refill(platform); // one per turn: never more than ~4 ms of the event loop at a time
-      return;
-    }
-  });
-}
-
-/** Disposes the blank isolates made ahead of time (at shutdown; they are made again on demand). */
-export function disposeSpareIsolates(): void {
-  for (const ready of spares.values()) for (const { isolate } of ready.splice(0)) isolate.dispose();
-  watchdog().stop();
+export interface IsolateHostDeps {
+  /** The sandbox's guest platform (built on its first cold start, then kept). */
+  platform(): Promise<GuestPlatform>;
+  watchdog: Watchdog;
+  spares: SpareIsolates;
+  /** Context objects' JSON, by identity: a runtime hands the same object to all of one caller's requests. */
+  contextTexts: WeakMap<object, string>;
+  knownPairs: KnownHeaderPairs;
+  /** Every booted host not disposed yet: the sandbox disposes them with itself. */
+  hosts: Set<IsolateHost>;
 }
 
 /** One isolate running one deployed version of one organization's function. */
@@ -124,10 +86,14 @@ const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
  * is stopped too (test/sandbox/bridge.test.ts). Entries never run in parallel with
  * Node, so the guest cannot run unobserved.
  */
-export async function createIsolateHost(options: IsolateHostOptions): Promise<IsolateHost> {
+export async function createIsolateHost(
+  options: IsolateHostOptions,
+  deps: IsolateHostDeps,
+): Promise<IsolateHost> {
   const { program, limits } = options;
-  const platform = await loadGuestPlatform();
-  const spare = options.useSpare === false ? undefined : takeSpare(platform, limits.memoryLimitMb);
+  const { spares, contextTexts, knownPairs } = deps;
+  const platform = await deps.platform();
+  const spare = options.useSpare === false ? undefined : spares.take(limits.memoryLimitMb);
   const isolate =
     spare?.isolate ?? new ivm.Isolate({ memoryLimit: limits.memoryLimitMb, snapshot: platform.snapshot });
   const requests = new Map<number, RequestState>();
@@ -138,7 +104,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   let dispatch: ivm.Reference<(...args: unknown[]) => unknown>;
   let entering = false;
   let nextSlot = 1;
-  const guard = watchdog();
+  const guard = deps.watchdog;
   /** The isolate's id with the watchdog, once booted (0 before: boot entries have their own timeouts). */
   let watchId = 0;
 
@@ -224,6 +190,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   function recycle(why: string): void {
     if (!isolate.isDisposed) isolate.dispose();
     guard.forget(watchId);
+    deps.hosts.delete(self);
     for (const state of [...requests.values()]) {
       state.fail(new AppError("function_failed", `The function's isolate was recycled: ${why}`));
     }
@@ -231,7 +198,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
 
   /** Guest→host: every message is checked before anything acts on it. */
   function onGuestOp(rawOp: unknown, slot: unknown, ...raw: unknown[]): unknown {
-    const { op, args } = parseGuestOp(rawOp, raw);
+    const { op, args } = parseGuestOp(rawOp, raw, knownPairs);
     if (op === "random") return new Uint8Array(randomBytes(args[0] as number));
     if (op === "now") return performance.now() - originMs;
     if (op === "module") return platform.modules.tr46;
@@ -355,10 +322,10 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     if (!isolate.isDisposed) isolate.dispose();
     throw new AppError("function_failed", `The function failed to start: ${guestMessage(cause)}`, { cause });
   } finally {
-    if (options.useSpare !== false) refill(platform);
+    if (options.useSpare !== false) spares.refill(platform.snapshot);
   }
 
-  return {
+  const self: IsolateHost = {
     get healthy() {
       return !isolate.isDisposed;
     },
@@ -381,7 +348,7 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
         url,
         JSON.stringify(headers.map(([n, v]) => [n.toLowerCase(), v])),
         body,
-        contextText(context),
+        contextText(contextTexts, context),
         requestId,
       );
       return state.response;
@@ -389,6 +356,8 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
     heapUsedBytes: () => (isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size),
     dispose: () => recycle("it was disposed"),
   };
+  deps.hosts.add(self);
+  return self;
 
   function endInGuest(slot: number): void {
     if (isolate.isDisposed) return;
@@ -401,10 +370,8 @@ export async function createIsolateHost(options: IsolateHostOptions): Promise<Is
   }
 }
 
-/** Context objects' JSON, by identity: a runtime hands the same object to all of one caller's requests. */
-const contextTexts = new WeakMap<object, string>();
-
-function contextText(context: object): string {
+/** A context object's JSON, made once per object (`IsolateHostDeps.contextTexts`). */
+function contextText(contextTexts: WeakMap<object, string>, context: object): string {
   let text = contextTexts.get(context);
   if (text === undefined) {
     text = JSON.stringify(context);

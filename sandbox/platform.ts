@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild-wasm";
 import ivm from "isolated-vm";
 
-/** The in-isolate web platform, bundled once per process and frozen into a V8 startup snapshot. */
+/** The in-isolate web platform, bundled and frozen into a V8 startup snapshot (one per sandbox). */
 export interface GuestPlatform {
   /** The bundled platform script (what the snapshot ran). */
   code: string;
@@ -23,22 +23,14 @@ const ENTRY = fileURLToPath(new URL("./guest/index.ts", import.meta.url));
 const ENCODING = fileURLToPath(new URL("./guest/encoding.ts", import.meta.url));
 const LAZY_TR46 = "tessera-lazy-tr46";
 
-let platform: Promise<GuestPlatform> | undefined;
-
 /**
- * The process-wide platform: bundled with esbuild-wasm from `sandbox/guest/` on first
- * use (~1-2 s, then kept in memory), then snapshotted. No build step: a fresh clone
- * runs as is.
+ * Builds the platform: bundled with esbuild-wasm from `sandbox/guest/` (~1-2 s; the bundle
+ * is then cached on disk), then snapshotted (~40 ms, ~1 MB). No build step: a fresh clone
+ * runs as is. A sandbox builds one on its first cold start and keeps it until disposed;
+ * nothing here keeps it (a module holds no state, and the snapshot's memory goes with its
+ * sandbox).
  */
-export function loadGuestPlatform(): Promise<GuestPlatform> {
-  platform ??= buildPlatform().catch((error: unknown) => {
-    platform = undefined;
-    throw error;
-  });
-  return platform;
-}
-
-async function buildPlatform(): Promise<GuestPlatform> {
+export async function buildGuestPlatform(): Promise<GuestPlatform> {
   const [code, tr46] = await Promise.all([
     bundleCached("platform", bundle),
     bundleCached("tr46", bundleTr46),

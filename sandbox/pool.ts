@@ -1,10 +1,5 @@
-import { AppError, type Disposable } from "../core/index.ts";
-import {
-  createIsolateHost,
-  disposeSpareIsolates,
-  type GuestProgram,
-  type IsolateHost,
-} from "./isolate-host.ts";
+import { AppError, type Clock, type Disposable } from "../core/index.ts";
+import type { GuestProgram, IsolateHost } from "./isolate-host.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 
@@ -37,6 +32,8 @@ export interface IsolatePoolOptions {
   idleTimeoutMs: number;
   /** Called with the V8 code cache a first boot produced, to store with the deployment. */
   onCachedData?: (key: FunctionKey, cachedData: Uint8Array) => void;
+  /** Idle time is measured on it (when the pool sweeps, never per request). */
+  clock: Clock;
 }
 
 export interface IsolatePool extends Disposable {
@@ -53,29 +50,55 @@ export interface IsolatePool extends Disposable {
   ): Promise<InvocationResponse>;
   /** Retires the isolates of a function (all versions), e.g. after a delete. */
   retire(orgId: string, functionId: string): void;
-  stats(): Promise<{ isolates: number; heapUsedBytes: number }>;
+  /**
+   * Retires isolates idle past `idleTimeoutMs`, then idle ones past the count or heap
+   * budget, least recently used first. The pool does it on its own every
+   * `idleTimeoutMs / 2` (1–10 s); tests call it after stepping the clock.
+   */
+  sweep(): Promise<void>;
+  /** Warm (booted) isolates and their V8 heap. */
+  stats(): Promise<PoolStats>;
+}
+
+export interface PoolStats {
+  isolates: number;
+  heapUsedBytes: number;
 }
 
 interface Entry {
   key: FunctionKey;
   host: Promise<IsolateHost>;
-  lastUsedMs: number;
+  /** Set once booted. */
+  booted: IsolateHost | undefined;
+  /** The pool's use count at this entry's latest use: orders entries by recency without reading a clock. */
+  lastUse: number;
+  /** `lastUse` as the latest sweep saw it, and the clock's time then (ms): idle since. */
+  seenUse: number;
+  activeAtMs: number;
 }
 
 /**
- * The warm isolates of this process, keyed by organization, function and version.
- * A host whose isolate died (heap, CPU limit) is dropped, so the next request gets
- * a fresh one; a boot that failed is not cached either.
+ * A sandbox's warm isolates, keyed by organization, function and version (`createSandbox`
+ * makes it; `boot` is the sandbox's, so isolates share its platform, spares and watchdog).
+ * A host whose isolate died (heap, CPU limit) is dropped, so the next request gets a
+ * fresh one; a boot that failed is not cached either.
+ *
+ * A request costs no clock read: it stamps its entry with a use count. Each sweep reads
+ * the clock once and notes, for every entry used since the previous sweep, that it was
+ * active then; an entry is idle from the first sweep that saw it unused, so it is retired
+ * at most one sweep interval later than its last use alone would say.
  */
-export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
+export function createIsolatePool(
+  options: IsolatePoolOptions,
+  boot: (loaded: LoadedFunction) => Promise<IsolateHost>,
+): IsolatePool {
+  const { clock } = options;
   const entries = new Map<string, Entry>();
+  let uses = 0;
   let disposed = false;
   // The heap budget is checked here, not per request: reading every isolate's heap is O(n).
-  const sweep = setInterval(
-    () => void retireIdle().then(enforceBudget),
-    Math.max(1000, Math.min(options.idleTimeoutMs / 2, 10_000)),
-  );
-  sweep.unref();
+  const timer = setInterval(() => void sweep(), Math.max(1000, Math.min(options.idleTimeoutMs / 2, 10_000)));
+  timer.unref();
 
   const idOf = (key: FunctionKey) =>
     `${key.orgId}\u0000${key.functionId}\u0000${key.version}\u0000${key.revision ?? ""}`;
@@ -84,17 +107,27 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     const id = idOf(key);
     const existing = entries.get(id);
     if (existing) return existing;
-    const host = load().then(async ({ program, limits, env }) => {
-      const booted = await createIsolateHost({ program, limits, env });
+    const host = load().then(async (loaded) => {
+      const booted = await boot(loaded);
       if (booted.producedCachedData) options.onCachedData?.(key, booted.producedCachedData);
       return booted;
     });
-    const entry: Entry = { key, host, lastUsedMs: Date.now() };
+    const entry: Entry = {
+      key,
+      host,
+      booted: undefined,
+      lastUse: 0,
+      seenUse: 0,
+      activeAtMs: clock.now().getTime(),
+    };
     entries.set(id, entry);
-    // A failed boot is not kept: the next request tries again.
-    host.catch(() => {
-      if (entries.get(id) === entry) entries.delete(id);
-    });
+    host.then(
+      (booted) => (entry.booted = booted),
+      // A failed boot is not kept: the next request tries again.
+      () => {
+        if (entries.get(id) === entry) entries.delete(id);
+      },
+    );
     return entry;
   };
 
@@ -111,16 +144,24 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     return all.filter((x): x is { entry: Entry; host: IsolateHost } => x.host !== undefined);
   }
 
+  async function sweep(): Promise<void> {
+    await retireIdle();
+    await enforceBudget();
+  }
+
   async function retireIdle(): Promise<void> {
-    const now = Date.now();
+    const now = clock.now().getTime();
     for (const { entry, host } of await settled()) {
-      if (host.inFlight === 0 && now - entry.lastUsedMs > options.idleTimeoutMs) drop(entry);
+      if (entry.lastUse !== entry.seenUse || host.inFlight > 0) {
+        entry.seenUse = entry.lastUse;
+        entry.activeAtMs = now;
+      } else if (now - entry.activeAtMs > options.idleTimeoutMs) drop(entry);
     }
   }
 
   /** Retires least recently used idle isolates while over the count or the heap budget. */
   async function enforceBudget(): Promise<void> {
-    const warm = (await settled()).sort((a, b) => a.entry.lastUsedMs - b.entry.lastUsedMs);
+    const warm = (await settled()).sort((a, b) => a.entry.lastUse - b.entry.lastUse);
     let heap = warm.reduce((sum, { host }) => sum + host.heapUsedBytes(), 0);
     let count = warm.length;
     const budgetBytes = options.memoryBudgetMb * 1024 * 1024;
@@ -137,12 +178,12 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     async invoke(key, load, request, io) {
       if (disposed) throw new AppError("disposed", "the isolate pool is disposed");
       const entry = hostFor(key, load);
-      entry.lastUsedMs = Date.now();
+      entry.lastUse = ++uses;
       const host = await entry.host;
       try {
         return await host.invoke(request, io);
       } finally {
-        entry.lastUsedMs = Date.now();
+        entry.lastUse = ++uses;
         if (!host.healthy) drop(entry);
         else if (entries.size > options.maxIsolates) void enforceBudget();
       }
@@ -152,21 +193,25 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         if (entry.key.orgId === orgId && entry.key.functionId === functionId) drop(entry);
       }
     },
-    async stats() {
-      const warm = await settled();
-      return {
-        isolates: warm.length,
-        heapUsedBytes: warm.reduce((sum, { host }) => sum + host.heapUsedBytes(), 0),
-      };
+    sweep,
+    stats() {
+      let isolates = 0;
+      let heapUsedBytes = 0;
+      // Booted ones only: a scrape never waits for a boot.
+      for (const { booted } of entries.values()) {
+        if (!booted) continue;
+        isolates++;
+        heapUsedBytes += booted.heapUsedBytes();
+      }
+      return Promise.resolve({ isolates, heapUsedBytes });
     },
     async dispose() {
       if (disposed) return;
       disposed = true;
-      clearInterval(sweep);
+      clearInterval(timer);
       const all = [...entries.values()];
       entries.clear();
       await Promise.all(all.map((entry) => entry.host.then((host) => host.dispose()).catch(() => {})));
-      disposeSpareIsolates();
     },
   };
 }

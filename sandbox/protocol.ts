@@ -28,21 +28,26 @@ const isPair = (item: unknown): boolean =>
 
 /**
  * Responses of one function mostly carry the same headers (`Response.json`'s content-type, a
- * CORS set): their checked pairs are kept by text, frozen, so the common case is one lookup.
+ * CORS set): a sandbox keeps their checked pairs by text, frozen, so the common case is one
+ * lookup. Made per sandbox (`createKnownHeaderPairs`), never module state.
  */
+export type KnownHeaderPairs = Map<string, Array<[string, string]>>;
 const KNOWN_PAIRS_MAX = 256;
 const KNOWN_TEXT_MAX = 1024;
-const knownPairs = new Map<string, Array<[string, string]>>();
+
+export function createKnownHeaderPairs(): KnownHeaderPairs {
+  return new Map();
+}
 
 /** Header pairs from their JSON text (the bounds of `Pairs`), or undefined. */
-function parsePairs(text: string): Array<[string, string]> | undefined {
-  const known = knownPairs.get(text);
-  if (known) return known;
+function parsePairs(text: string, known: KnownHeaderPairs | undefined): Array<[string, string]> | undefined {
+  const hit = known?.get(text);
+  if (hit) return hit;
   const pairs = checkPairs(text);
-  if (pairs && text.length <= KNOWN_TEXT_MAX) {
-    if (knownPairs.size >= KNOWN_PAIRS_MAX) knownPairs.clear();
+  if (known && pairs && text.length <= KNOWN_TEXT_MAX) {
+    if (known.size >= KNOWN_PAIRS_MAX) known.clear();
     for (const pair of pairs) Object.freeze(pair);
-    knownPairs.set(text, Object.freeze(pairs) as Array<[string, string]>);
+    known.set(text, Object.freeze(pairs) as Array<[string, string]>);
   }
   return pairs;
 }
@@ -77,9 +82,9 @@ export type RespondArgs = [
  * `true` when a stream follows chunk by chunk, or null; and whether the guest is done with
  * the request (no stream, no waitUntil: no "end" entry).
  */
-function checkRespond(args: unknown[]): RespondArgs | undefined {
+function checkRespond(args: unknown[], known?: KnownHeaderPairs): RespondArgs | undefined {
   const [status, statusText, headerJson, body, done] = args;
-  const headers = typeof headerJson === "string" ? parsePairs(headerJson) : undefined;
+  const headers = typeof headerJson === "string" ? parsePairs(headerJson, known) : undefined;
   if (
     !Number.isInteger(status) ||
     (status as number) < 200 ||
@@ -147,13 +152,20 @@ export type GuestOpArgs<O extends GuestOp> = z.infer<(typeof GUEST_OPS)[O]>;
 /** Ops that need no request (random bytes, the clock, a lazily loaded platform module). */
 export const SLOTLESS_OPS: ReadonlySet<string> = new Set(["random", "now", "module"]);
 
-/** Checks one guest→host message; throws a plain Error the guest sees. */
-export function parseGuestOp(op: unknown, args: unknown[]): { op: GuestOp; args: unknown[] } {
+/**
+ * Checks one guest→host message; throws a plain Error the guest sees. `known` is the
+ * sandbox's cache of checked header pairs (none: every `respond` parses its headers).
+ */
+export function parseGuestOp(
+  op: unknown,
+  args: unknown[],
+  known?: KnownHeaderPairs,
+): { op: GuestOp; args: unknown[] } {
   if (typeof op !== "string" || !Object.prototype.hasOwnProperty.call(GUEST_OPS, op)) {
     throw new Error("invalid bridge message");
   }
   if (op === "respond") {
-    const checked = checkRespond(args);
+    const checked = checkRespond(args, known);
     if (!checked) throw new Error("invalid bridge message for respond");
     return { op, args: checked };
   }

@@ -1,7 +1,7 @@
 import ivm from "isolated-vm";
 
 /**
- * The process's watchdog over synchronous guest entries: one loop, in a small isolate
+ * A sandbox's watchdog over synchronous guest entries: one loop, in a small isolate
  * of its own running off the Node thread, that disposes the isolate of an entry still
  * running past its deadline. It replaces isolated-vm's per-call `timeout`, which arms a
  * timer on a shared timer thread for every entry: that thread wakes once per entry
@@ -17,6 +17,10 @@ import ivm from "isolated-vm";
  * the isolate, and the host swaps the token back for 0 when the entry returns, so
  * exactly one of them decides whether the entry was stopped.
  *
+ * Each sandbox has its own (entries run on the one Node thread, so one loop serves all of
+ * a sandbox's isolates; two sandboxes in a process have two loops, which only costs the
+ * second one's polling while both are busy).
+ *
  * The loop holds a handle to each isolate it may stop; a new isolate is handed over by
  * asking the loop to return and starting it again (entries in between, and any while
  * the loop is not running, fall back to isolated-vm's `timeout`). The loop returns on
@@ -24,7 +28,7 @@ import ivm from "isolated-vm";
  * can exit.
  */
 export interface Watchdog {
-  /** Hands an isolate to the watchdog; returns the id its entries are armed with. */
+  /** Hands an isolate to the watchdog; returns the id its entries are armed with (0 once disposed: never covered). */
   register(isolate: ivm.Isolate): number;
   /** The isolate is gone: the watchdog lets go of its handle. */
   forget(id: number): void;
@@ -36,8 +40,13 @@ export interface Watchdog {
   arm(id: number, wallMs: number): boolean;
   /** Marks the end of the armed entry; true when the watchdog stopped it (its isolate is disposed or about to be). */
   disarm(): boolean;
-  /** Lets the loop return (at shutdown); the next entry starts it again. */
+  /** Lets the loop return; the next entry starts it again. */
   stop(): void;
+  /**
+   * Stops the loop for good and frees its isolate (the sandbox's dispose): resolves once the
+   * loop returned, so nothing of it keeps the process alive. Later entries get isolated-vm's timeout.
+   */
+  dispose(): Promise<void>;
   /** Entries armed, entries left to isolated-vm's timeout, and entries stopped, since the start. */
   stats(): WatchdogStats;
 }
@@ -125,6 +134,8 @@ export function createWatchdog(): Watchdog {
   let loop: Loop | undefined;
   let running = false;
   let stopping = false;
+  let disposed = false;
+  let onReturned: (() => void) | undefined;
   let nextId = 1;
   let token = 0;
   const stats: WatchdogStats = { armed: 0, fallbacks: 0, stopped: 0 };
@@ -140,7 +151,7 @@ export function createWatchdog(): Watchdog {
 
   /** Starts the loop, first handing over what changed while it was not running. */
   function start(): void {
-    if (running) return;
+    if (running || disposed) return;
     try {
       if (loop?.isolate.isDisposed) {
         loop = undefined;
@@ -172,7 +183,18 @@ export function createWatchdog(): Watchdog {
   function returned(): void {
     running = false;
     Atomics.store(words, STATE, 0);
+    if (disposed) return release();
     if (!stopping && [...live.keys()].some((id) => !handedOver.has(id))) start();
+  }
+
+  /** Lets go of the loop's isolate and every handle (once disposed and the loop returned). */
+  function release(): void {
+    if (loop && !loop.isolate.isDisposed) loop.isolate.dispose();
+    loop = undefined;
+    live.clear();
+    handedOver.clear();
+    forgotten.clear();
+    onReturned?.();
   }
 
   /** Asks a running loop to return (within POLL_MS, once no entry is in progress). */
@@ -184,6 +206,7 @@ export function createWatchdog(): Watchdog {
 
   return {
     register(isolate) {
+      if (disposed) return 0;
       const id = nextId++;
       live.set(id, isolate);
       askToReturn();
@@ -222,14 +245,19 @@ export function createWatchdog(): Watchdog {
       stopping = true;
       askToReturn();
     },
+    dispose() {
+      if (disposed) return Promise.resolve();
+      disposed = true;
+      stopping = true;
+      if (!running) {
+        release();
+        return Promise.resolve();
+      }
+      // No entry is in progress (entries run on this thread): the loop returns within POLL_MS.
+      const done = new Promise<void>((resolve) => (onReturned = resolve));
+      askToReturn();
+      return done;
+    },
     stats: () => ({ ...stats }),
   };
-}
-
-let processWatchdog: Watchdog | undefined;
-
-/** The process's watchdog: entries run on the one Node thread, so one loop serves every isolate. */
-export function watchdog(): Watchdog {
-  processWatchdog ??= createWatchdog();
-  return processWatchdog;
 }

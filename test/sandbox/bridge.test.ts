@@ -1,7 +1,7 @@
 import ivm from "isolated-vm";
 import { afterEach, describe, expect, it } from "vitest";
-import type { IsolateHost } from "../../sandbox/index.ts";
-import { failure, hostFor, json, recordingIO, request, text } from "./helpers.ts";
+import { createSandbox, type IsolateHost } from "../../sandbox/index.ts";
+import { failure, hostFor, json, recordingIO, request, SANDBOX_OPTIONS, text } from "./helpers.ts";
 
 /**
  * The host↔guest bridge: entries bounded by applySync timeouts, requests interleaved
@@ -380,20 +380,21 @@ describe("handler styles and faults", () => {
 
 describe("blank isolates made ahead of time", () => {
   it("serve cold starts without sharing anything between the functions that take them", async () => {
-    const { disposeSpareIsolates } = await import("../../sandbox/index.ts");
+    const sandbox = createSandbox(SANDBOX_OPTIONS);
     const source = `globalThis.seen ??= []; export default (req) => { globalThis.seen.push(new URL(req.url).pathname); return Response.json(globalThis.seen); };`;
     const hosts: IsolateHost[] = [];
     try {
       for (const name of ["/a", "/b", "/c"]) {
         // A turn of the event loop lets the next blank isolate be made, so every boot after the first takes one.
         await new Promise((resolve) => setTimeout(resolve, 20));
-        const host = await hostFor(source);
+        const host = await hostFor(source, undefined, undefined, sandbox);
         hosts.push(host);
         expect(await json(await host.invoke(request(`https://fn.example${name}`), recordingIO()))).toEqual([
           name,
         ]);
       }
-      disposeSpareIsolates();
+      // Its spares go with the sandbox; another sandbox boots its own.
+      await sandbox.dispose();
       const after = await hostFor(source);
       hosts.push(after);
       expect(await json(await after.invoke(request("https://fn.example/d"), recordingIO()))).toEqual(["/d"]);

@@ -1,8 +1,12 @@
 import { readFileSync } from "node:fs";
+import { afterAll } from "vitest";
 import { isAppError } from "../../core/index.ts";
 import { compileFunction } from "../../runtime/index.ts";
+import { createSandbox } from "../../sandbox/index.ts";
 import type {
   FunctionKey,
+  Sandbox,
+  SandboxOptions,
   InvocationIO,
   InvocationRequest,
   InvocationResponse,
@@ -116,12 +120,29 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
   throw new Error("expected the invocation to fail");
 }
 
-/** Boots one isolate for `source`; `dispose()` it after. */
+export const SANDBOX_OPTIONS: SandboxOptions = {
+  maxIsolates: 50,
+  memoryBudgetMb: 1024,
+  idleTimeoutMs: 60_000,
+};
+
+let shared: Sandbox | undefined;
+/** The test file's sandbox, made on first use and disposed after its last test. */
+export function testSandbox(): Sandbox {
+  shared ??= createSandbox(SANDBOX_OPTIONS);
+  return shared;
+}
+afterAll(async () => {
+  await shared?.dispose();
+  shared = undefined;
+});
+
+/** Boots one isolate for `source` (in the test file's sandbox unless given one); `dispose()` it after. */
 export async function hostFor(
   source: string,
   limits: SandboxLimits = LIMITS,
   env: Record<string, string> = {},
+  sandbox: Sandbox = testSandbox(),
 ) {
-  const { createIsolateHost } = await import("../../sandbox/index.ts");
-  return createIsolateHost({ program: { code: await compile(source), filename: "index.js" }, limits, env });
+  return sandbox.createHost({ program: { code: await compile(source), filename: "index.js" }, limits, env });
 }

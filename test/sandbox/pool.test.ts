@@ -1,11 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, DEFAULT_LIMITS, type IsolatePool, type SandboxLimits } from "../../sandbox/index.ts";
 import {
-  createIsolatePool,
-  DEFAULT_LIMITS,
-  type IsolatePool,
-  type SandboxLimits,
-} from "../../sandbox/index.ts";
-import { failure, fixture, json, key, LIMITS, loaderOf, recordingIO, request } from "./helpers.ts";
+  failure,
+  fixture,
+  json,
+  key,
+  LIMITS,
+  loaderOf,
+  recordingIO,
+  request,
+  SANDBOX_OPTIONS,
+} from "./helpers.ts";
 
 /**
  * The isolate boundary against hostile programs (one fixture per behaviour, as
@@ -28,7 +33,7 @@ const io = () => recordingIO();
 describe("isolate pool", () => {
   let pool: IsolatePool;
   beforeEach(() => {
-    pool = createIsolatePool({ maxIsolates: 50, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
+    pool = createSandbox(SANDBOX_OPTIONS);
   });
   afterEach(() => pool.dispose());
 
@@ -146,7 +151,7 @@ describe("isolate pool", () => {
   }, 120_000);
 
   it("retires the least recently used idle isolate past the count", async () => {
-    const small = createIsolatePool({ maxIsolates: 2, memoryBudgetMb: 1024, idleTimeoutMs: 60_000 });
+    const small = createSandbox({ ...SANDBOX_OPTIONS, maxIsolates: 2 });
     try {
       for (const id of ["fn_1", "fn_2", "fn_3", "fn_4"])
         await small.invoke(key(id), loader("echo"), message(), io());
