@@ -17,7 +17,7 @@ import { engineStateRoutes } from "./routes/engine-state.ts";
 import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { intelligenceRoutes } from "./routes/intelligence.ts";
-import { apiKeyRoutes, meRoutes } from "./routes/platform.ts";
+import { apiKeyRoutes, meRoutes } from "./routes/credentials.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 import { functionRoutes } from "./routes/functions.ts";

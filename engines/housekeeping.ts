@@ -1,7 +1,7 @@
 import type { Config } from "../core/index.ts";
 import { purgeEvents } from "./events/outbox.ts";
 import { markOverdueInvoices } from "./finance/overdue.ts";
-import { purgeIdempotencyKeys } from "./platform/idempotency.ts";
+import { purgeIdempotencyKeys } from "./tenancy/idempotency.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
 const HOUR_MS = 3_600_000;

@@ -6,7 +6,7 @@ import { products } from "./finance/products.ts";
 import { communications } from "./growth/communications.ts";
 import { contacts } from "./growth/contacts.ts";
 import { deals } from "./growth/deals.ts";
-import { API_KEY_EVENT_TYPES } from "./platform/api-keys.ts";
+import { API_KEY_EVENT_TYPES } from "./tenancy/api-keys.ts";
 import { candidates } from "./talent/candidates.ts";
 import { skills } from "./talent/skills.ts";
 import type { ListCache } from "./list-cache.ts";
@@ -23,10 +23,10 @@ export * from "./finance/products.ts";
 export * from "./growth/communications.ts";
 export * from "./growth/contacts.ts";
 export * from "./growth/deals.ts";
-export * from "./platform/api-keys.ts";
-export * from "./platform/engine-state.ts";
-export * from "./platform/organizations.ts";
-export * from "./platform/scopes.ts";
+export * from "./tenancy/api-keys.ts";
+export * from "./tenancy/engine-state.ts";
+export * from "./tenancy/organizations.ts";
+export * from "./tenancy/scopes.ts";
 export * from "./talent/candidates.ts";
 export * from "./talent/skills.ts";
 
@@ -58,7 +58,7 @@ export function createResourceServices(
     ]),
   );
 }
-export * from "./platform/idempotency.ts";
+export * from "./tenancy/idempotency.ts";
 export * from "./seed.ts";
 export * from "./scheduler.ts";
 export * from "./housekeeping.ts";

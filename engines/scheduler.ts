@@ -8,6 +8,8 @@ export interface ScheduledJob {
   /** node-cron expression, e.g. `0 * * * *` for hourly. */
   schedule: string;
   run(ctx: ScheduledJobContext): Promise<void>;
+  /** Releases what the job keeps between ticks; the scheduler calls it when disposed. */
+  dispose?(): void | Promise<void>;
 }
 
 export interface ScheduledJobContext {
@@ -99,6 +101,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async dispose() {
       for (const task of tasks) await task.destroy();
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
+      for (const job of options.jobs) await job.dispose?.();
     },
   };
 }

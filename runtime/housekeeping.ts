@@ -2,7 +2,7 @@ import type { Config } from "../core/index.ts";
 import type { ScheduledJob } from "../engines/index.ts";
 import { purgeFunctionLogs } from "./log-queries.ts";
 import { purgeFunctionRuns } from "./run-queries.ts";
-import { queueCronRuns } from "./triggers.ts";
+import { createCronMatcher, queueCronRuns } from "./triggers.ts";
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -12,6 +12,7 @@ const DAY_MS = 24 * 3_600_000;
  * log lines and finished runs are kept TESSERA_FUNCTION_LOG_RETENTION_DAYS.
  */
 export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] {
+  const cron = createCronMatcher();
   return [
     {
       name: "purge-function-logs",
@@ -40,9 +41,10 @@ export function functionJobs(config: Pick<Config, "functions">): ScheduledJob[] 
           });
         }
         // Run by hand (no previousTick), `since` is null: only what is due now.
-        const queued = await queueCronRuns(store, now, { since, windowMs });
+        const queued = await queueCronRuns(store, cron, now, { since, windowMs });
         if (queued > 0) log.debug("queued cron runs", { queued });
       },
+      dispose: () => cron.dispose(),
     },
   ];
 }

@@ -12,6 +12,6 @@ export * from "./function-runs.ts";
 export { purgeFunctionRuns, RUN_QUEUE, RUNS_CHANNEL } from "./run-queries.ts";
 export { purgeFunctionLogs } from "./log-queries.ts";
 
-export * from "./host.ts";
+export * from "./function-host.ts";
 export * from "./housekeeping.ts";
 export * from "./guarded-http.ts";

@@ -122,20 +122,32 @@ const endToEnd = ([name]: [string, string]) => {
   return !HOP_BY_HOP_HEADERS.has(lower) && lower !== "content-length";
 };
 
-/** Depth of requests made through `ctx.platform.fetch`, keyed by the Request object itself (unforgeable). */
-const platformDepth = new WeakMap<Request, number>();
-export function invocationDepthOf(request: Request): number {
-  return platformDepth.get(request) ?? 0;
+/**
+ * A request a function made through `ctx.platform.fetch`: a `Request` that carries how many
+ * invocations deep it is and, when there is no credential to forward (a trigger run acts as
+ * the key that deployed the function, whose secret is not kept), the caller it acts as. Only
+ * this process makes one (a function's own requests arrive as bytes), so nothing a function
+ * sends can claim either: the API reads them with `instanceof`.
+ */
+export class PlatformRequest extends Request {
+  constructor(
+    url: URL,
+    init: RequestInit,
+    readonly depth: number,
+    readonly principal: KeyPrincipal | undefined,
+  ) {
+    super(url, init);
+  }
 }
 
-/**
- * The caller of a `ctx.platform.fetch` that has no credential to forward (a trigger run acts
- * as the key that deployed the function, whose secret is not kept): carried on the Request
- * object itself, which only this process makes, so nothing a function sends can claim it.
- */
-const platformPrincipal = new WeakMap<Request, KeyPrincipal>();
+/** How many invocations deep a request is (0: it came from outside). */
+export function invocationDepthOf(request: Request): number {
+  return request instanceof PlatformRequest ? request.depth : 0;
+}
+
+/** The caller an in-process request acts as, when it carries one (see `PlatformRequest`). */
 export function invocationPrincipalOf(request: Request): KeyPrincipal | undefined {
-  return platformPrincipal.get(request);
+  return request instanceof PlatformRequest ? request.principal : undefined;
 }
 
 const EngineSchema = z.enum(ENGINES);
@@ -458,14 +470,12 @@ async function platformFetch(
   if (forward && request.authorization) headers.set("authorization", request.authorization);
   headers.set("x-request-id", `${request.requestId.slice(0, 100)}.${newId("sub").slice(4, 12)}`);
   const hasBody = outbound.body && outbound.method !== "GET" && outbound.method !== "HEAD";
-  const apiRequest = new Request(url, {
-    method: outbound.method,
-    headers,
-    ...(hasBody ? { body: outbound.body } : {}),
-  });
-  platformDepth.set(apiRequest, request.depth + 1);
-  if (forward && !request.authorization && request.principal)
-    platformPrincipal.set(apiRequest, request.principal);
+  const apiRequest = new PlatformRequest(
+    url,
+    { method: outbound.method, headers, ...(hasBody ? { body: outbound.body } : {}) },
+    request.depth + 1,
+    forward && !request.authorization ? request.principal : undefined,
+  );
   const response = await options.platformFetch(apiRequest);
   const body = new Uint8Array(await response.arrayBuffer());
   if (body.byteLength > maxBytes)

@@ -82,24 +82,45 @@ export async function subscribe(
 }
 
 const MINUTE_MS = 60_000;
-/** Parsed schedules kept between ticks (node-cron registers every task it makes; evicted ones are destroyed). */
+/** Parsed schedules a matcher keeps between ticks (past it, it starts over). */
 const MAX_MATCHERS = 1_000;
-const matchers = new Map<string, ReturnType<typeof cron.createTask>>();
 
-/** Whether `schedule` (in `timezone`) falls due in the minute starting at `minute`, as node-cron reads it. */
-export function cronMatches(schedule: string, timezone: string, minute: Date): boolean {
-  const key = `${timezone}\u0000${schedule}`;
-  let task = matchers.get(key);
-  if (!task) {
-    if (matchers.size >= MAX_MATCHERS) {
-      for (const old of matchers.values()) void old.destroy();
-      matchers.clear();
-    }
-    // A task that is never started: node-cron's own matcher, with its time-zone handling.
-    task = cron.createTask(schedule, () => undefined, { timezone });
-    matchers.set(key, task);
-  }
-  return task.match(minute);
+/**
+ * Reads cron schedules as node-cron does, each parsed once and kept between ticks. node-cron
+ * registers every task it makes, so the matcher's owner disposes it (`functionJobs`' job,
+ * disposed with the scheduler).
+ *
+ * @example
+ *   const cron = createCronMatcher();
+ *   cron.matches("0 8 * * mon-fri", "Europe/Berlin", minute);
+ *   cron.dispose();
+ */
+export interface CronMatcher {
+  /** Whether `schedule` (in `timezone`) falls due in the minute starting at `minute`. */
+  matches(schedule: string, timezone: string, minute: Date): boolean;
+  dispose(): void;
+}
+
+export function createCronMatcher(): CronMatcher {
+  const tasks = new Map<string, ReturnType<typeof cron.createTask>>();
+  const clear = () => {
+    for (const task of tasks.values()) void task.destroy();
+    tasks.clear();
+  };
+  return {
+    matches(schedule, timezone, minute) {
+      const key = `${timezone}\u0000${schedule}`;
+      let task = tasks.get(key);
+      if (!task) {
+        if (tasks.size >= MAX_MATCHERS) clear();
+        // A task that is never started: node-cron's own matcher, with its time-zone handling.
+        task = cron.createTask(schedule, () => undefined, { timezone });
+        tasks.set(key, task);
+      }
+      return task.match(minute);
+    },
+    dispose: clear,
+  };
 }
 
 /** What the scheduler missed: cron instants after `since` and within `windowMs` of now. */
@@ -119,7 +140,12 @@ export interface CronCatchUp {
  * for the latest such instant: as a Kubernetes CronJob or a persistent systemd timer does, a
  * daily job runs once after an outage, not once per missed day, and not never.
  */
-export async function queueCronRuns(db: Queryable, now: Date, catchUp?: CronCatchUp): Promise<number> {
+export async function queueCronRuns(
+  db: Queryable,
+  cron: CronMatcher,
+  now: Date,
+  catchUp?: CronCatchUp,
+): Promise<number> {
   const minute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
   const missedFrom = catchUp?.since
     ? Math.max(catchUp.since.getTime() + MINUTE_MS, minute - catchUp.windowMs)
@@ -137,7 +163,7 @@ export async function queueCronRuns(db: Queryable, now: Date, catchUp?: CronCatc
     if (searching && index > 0 && index % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
     const from = Math.max(missedFrom, new Date(fn.updated_at).getTime());
     for (const entry of fn.crons) {
-      const at = safeMatch(entry, minute) ? minute : lastMissed(entry, from, minute);
+      const at = safeMatch(cron, entry, minute) ? minute : lastMissed(cron, entry, from, minute);
       if (at === undefined) continue;
       const list = due.get(at) ?? [];
       due.set(at, list);
@@ -150,8 +176,8 @@ export async function queueCronRuns(db: Queryable, now: Date, catchUp?: CronCatc
 }
 
 /** The latest minute in [from, before) at which `entry` fell due, or undefined. */
-function lastMissed(entry: CronEntry, from: number, before: number): number | undefined {
-  for (let at = before - MINUTE_MS; at >= from; at -= MINUTE_MS) if (safeMatch(entry, at)) return at;
+function lastMissed(cron: CronMatcher, entry: CronEntry, from: number, before: number): number | undefined {
+  for (let at = before - MINUTE_MS; at >= from; at -= MINUTE_MS) if (safeMatch(cron, entry, at)) return at;
   return undefined;
 }
 
@@ -187,9 +213,9 @@ export async function insertCronRuns(
 }
 
 /** A schedule checked at deploy never throws here; one that does (a node-cron upgrade) is skipped, not fatal. */
-function safeMatch(entry: CronEntry, minute: number): boolean {
+function safeMatch(cron: CronMatcher, entry: CronEntry, minute: number): boolean {
   try {
-    return cronMatches(entry.schedule, entry.timezone, new Date(minute));
+    return cron.matches(entry.schedule, entry.timezone, new Date(minute));
   } catch {
     return false;
   }

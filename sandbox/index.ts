@@ -1,8 +1,8 @@
 export * from "./limits.ts";
 export * from "./invocation.ts";
 export { GUEST_OPS, SLOTLESS_OPS, parseGuestOp, type GuestEntry, type GuestOp } from "./protocol.ts";
-export { buildGuestPlatform, type GuestPlatform } from "./platform.ts";
-export type { GuestProgram, IsolateHost, IsolateHostOptions } from "./isolate-host.ts";
+export { buildGuestPlatform, type GuestPlatform } from "./web-platform.ts";
+export type { GuestProgram, IsolateHost, IsolateHostOptions } from "./isolate.ts";
 export type { FunctionKey, IsolatePool, LoadedFunction, PoolStats } from "./pool.ts";
 export { createSandbox, type Sandbox, type SandboxOptions, type SandboxStats } from "./sandbox.ts";
 export { setProcessV8Flags, PROCESS_V8_FLAGS } from "./v8-flags.ts";

@@ -1,5 +1,5 @@
 import { AppError, type Clock, type Disposable } from "../core/index.ts";
-import type { GuestProgram, IsolateHost } from "./isolate-host.ts";
+import type { GuestProgram, IsolateHost } from "./isolate.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 

@@ -4,8 +4,8 @@ import {
   type IsolateHost,
   type IsolateHostDeps,
   type IsolateHostOptions,
-} from "./isolate-host.ts";
-import { buildGuestPlatform, type GuestPlatform } from "./platform.ts";
+} from "./isolate.ts";
+import { buildGuestPlatform, type GuestPlatform } from "./web-platform.ts";
 import { createIsolatePool, type FunctionKey, type IsolatePool, type PoolStats } from "./pool.ts";
 import { createKnownHeaderPairs } from "./protocol.ts";
 import { createSpareIsolates } from "./spares.ts";

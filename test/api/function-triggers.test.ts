@@ -5,7 +5,7 @@ import { collectUpload } from "../../cli/functions.ts";
 import { createLogger, silentLogger } from "../../core/index.ts";
 import {
   createFunctionRunWorker,
-  cronMatches,
+  createCronMatcher,
   EVENT_RUN_ATTEMPTS,
   functionJobs,
   queueCronRuns,
@@ -49,6 +49,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   const ORIGIN = "http://tessera.test:8080";
 
   const t = useTestApp(kind);
+  const cron = createCronMatcher();
 
   beforeAll(async () => {
     // Only this suite makes runs; one a killed earlier run left in a shared database would be claimed here.
@@ -72,6 +73,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await t.store.query("DELETE FROM functions WHERE org_id = $1", [org.id]);
   });
   afterAll(async () => {
+    cron.dispose();
     await worker.dispose();
   });
 
@@ -335,7 +337,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await job!.run({ store: t.store, now: new Date("2026-01-15T08:00:20Z"), log: silentLogger });
     await job!.run({ store: t.store, now: new Date("2026-01-15T08:01:00Z"), log: silentLogger });
     // The same minute again (a second node, a repeat): no second run.
-    expect(await queueCronRuns(t.store, new Date("2026-01-15T08:00:40Z"))).toBe(0);
+    expect(await queueCronRuns(t.store, cron, new Date("2026-01-15T08:00:40Z"))).toBe(0);
     expect(await mine()).toEqual([
       "*/15 * * * *@2026-01-15T08:00:00.000Z",
       "0 9 * * *@2026-01-15T08:00:00.000Z",
@@ -459,8 +461,8 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       expect(created.status, created.text).toBe(201);
     }
     // Thursday 2026-01-15, 07:00 UTC is 08:00 in Berlin: due. Saturday the 17th is not.
-    expect(await queueCronRuns(t.store, new Date("2026-01-17T07:00:00Z"))).toBe(0);
-    expect(await queueCronRuns(t.store, new Date("2026-01-15T07:00:00Z"))).toBe(1);
+    expect(await queueCronRuns(t.store, cron, new Date("2026-01-17T07:00:00Z"))).toBe(0);
+    expect(await queueCronRuns(t.store, cron, new Date("2026-01-15T07:00:00Z"))).toBe(1);
     t.clock.set("2026-01-15T07:00:01Z");
     expect(await worker.runOnce()).toBe(1);
     const [run] = await runsOf("overdue-reminder");
@@ -495,7 +497,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       ],
     });
     t.clock.set("2026-01-15T12:00:05Z");
-    await queueCronRuns(t.store, t.clock.now());
+    await queueCronRuns(t.store, cron, t.clock.now());
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
     const runs = await runsOf("self-loop");
     expect(runs.map((run) => [run.trigger, run.status])).toEqual([["cron", "failed"]]);
@@ -505,7 +507,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   it("takes back a run whose worker died once its lease passes, and fails it with no attempt left", async () => {
     await deploy("lease", { triggers: [{ type: "cron", schedule: "* * * * *" }] });
     t.clock.set("2026-01-15T13:00:00Z");
-    await queueCronRuns(t.store, t.clock.now());
+    await queueCronRuns(t.store, cron, t.clock.now());
     // A worker claimed it and died: attempts counted, lease held.
     await t.store.query(
       `UPDATE function_runs SET status = 'running', attempts = 1, locked_by = 'dead', locked_until = $1::timestamptz
@@ -621,13 +623,16 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
   });
 });
 
-describe("cronMatches", () => {
+describe("createCronMatcher", () => {
   it("reads schedules as node-cron does, in the given time zone", () => {
+    const matcher = createCronMatcher();
+    const cronMatches = matcher.matches.bind(matcher);
     const at = (iso: string) => new Date(iso);
     expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T08:05:00Z"))).toBe(true);
     expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T08:06:00Z"))).toBe(false);
     expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T07:05:00Z"))).toBe(false);
     expect(cronMatches("*/5 9-17 * * mon-fri", "UTC", at("2026-11-28T09:05:00Z"))).toBe(false);
     expect(cronMatches("0 0 1 * *", "UTC", at("2026-12-01T00:00:00Z"))).toBe(true);
+    matcher.dispose();
   });
 });

@@ -32,6 +32,36 @@ describe.each(storeKinds())("scheduler on $name", (kind) => {
     await Promise.all([a.dispose(), b.dispose()]);
   });
 
+  it("disposes what each job keeps between ticks when it is disposed, after the tick in flight", async () => {
+    const events: string[] = [];
+    const name = `keeps-${Math.random().toString(36).slice(2)}`;
+    let finish: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const scheduler = createScheduler({
+      store,
+      clock: new FakeClock("2025-06-01T10:00:00Z"),
+      log: silentLogger,
+      jobs: [
+        {
+          name,
+          schedule: "0 0 1 1 *",
+          run: () => {
+            started();
+            return new Promise<void>((resolve) => (finish = () => (events.push("ran"), resolve())));
+          },
+          dispose: () => void events.push("disposed"),
+        },
+      ],
+    });
+    const ticking = scheduler.tick(name);
+    await running;
+    const disposing = scheduler.dispose();
+    finish();
+    await Promise.all([ticking, disposing]);
+    expect(events).toEqual(["ran", "disposed"]);
+  });
+
   it("records a failing job and keeps the scheduler alive", async () => {
     const name = `fail-${Math.random().toString(36).slice(2)}`;
     const scheduler = createScheduler({

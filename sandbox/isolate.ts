@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import { AppError, isAppError } from "../core/index.ts";
-import { createCryptoHost } from "./crypto-host.ts";
+import { createCryptoHost } from "./subtle.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
-import type { GuestPlatform } from "./platform.ts";
+import type { GuestPlatform } from "./web-platform.ts";
 import {
   FetchCallSchema,
   OpCallSchema,
