@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
 import { stopCompiler } from "../runtime/index.ts";
@@ -21,6 +22,8 @@ export interface FunctionsFlags {
   timezone?: string | undefined;
   "no-triggers"?: boolean | undefined;
   status?: string | undefined;
+  /** Print the server's problem+json body on a failure instead of one `error:` line. */
+  json?: boolean | undefined;
 }
 
 /** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
@@ -31,6 +34,7 @@ export async function functionsCommand(
   env: Record<string, string | undefined>,
 ): Promise<number> {
   const client = functionsClient({ url: flags.url, key: flags.key, config, env });
+  const report = (answer: ApiAnswer) => reportAnswer(answer, flags.json === true);
   const [sub, target, ...rest] = args;
   const ref = target ? encodeURIComponent(target) : "";
   const need = (what: string) => {
@@ -45,7 +49,14 @@ export async function functionsCommand(
         );
       }
       const triggers = triggersOf(flags);
-      const dir = resolve(target);
+      // npm runs scripts from the package's folder; INIT_CWD is where the user typed the command.
+      const dir = resolve(env.INIT_CWD ?? process.cwd(), target);
+      if (!isDirectory(dir)) {
+        console.error(
+          `error: no such folder: ${dir} (paths are read from the folder you ran the command in)`,
+        );
+        return 1;
+      }
       const files = await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
       const body = {
         name: flags.name ?? basename(dir).toLowerCase(),
@@ -154,7 +165,7 @@ export async function functionsCommand(
         ...(flags.data !== undefined ? { body: flags.data } : {}),
       });
       process.stdout.write(answer.text.endsWith("\n") || !answer.text ? answer.text : `${answer.text}\n`);
-      if (answer.status >= 400) console.error(`status ${answer.status}`);
+      if (answer.status >= 400) console.error(`error: the function answered ${answer.status}`);
       return answer.status < 400 ? 0 : 1;
     }
     case "secrets": {
@@ -193,10 +204,39 @@ function triggersOf(flags: FunctionsFlags): unknown[] | undefined {
   return triggers.length > 0 ? triggers : undefined;
 }
 
-function report(answer: ApiAnswer): number {
-  if (answer.text) console[answer.status < 400 ? "log" : "error"](pretty(answer.text));
-  else console.log(`status ${answer.status}`);
-  return answer.status < 400 ? 0 : 1;
+/**
+ * Prints an answer: a success's JSON on stdout; a failure as one line on stderr,
+ * `error: <title>: <detail> (<request id>)`, or with `--json` the problem body itself.
+ */
+function reportAnswer(answer: ApiAnswer, json: boolean): number {
+  if (answer.status < 400) {
+    console.log(answer.text ? pretty(answer.text) : `status ${answer.status}`);
+    return 0;
+  }
+  console.error(json ? pretty(answer.text) : `error: ${describeFailure(answer)}`);
+  return 1;
+}
+
+/** A failed answer in one line: the problem's title, detail and request id, or its status. */
+export function describeFailure(answer: ApiAnswer): string {
+  try {
+    const problem = JSON.parse(answer.text) as { title?: unknown; detail?: unknown; request_id?: unknown };
+    if (typeof problem.title === "string" && typeof problem.detail === "string") {
+      const id = typeof problem.request_id === "string" ? ` (${problem.request_id})` : "";
+      return `${problem.title}: ${problem.detail}${id}`;
+    }
+  } catch {
+    // Not a problem body: say what came back.
+  }
+  return `the server answered ${answer.status}${answer.text ? `: ${answer.text.slice(0, 200)}` : ""}`;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function pretty(text: string): string {

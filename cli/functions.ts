@@ -54,7 +54,7 @@ export function functionsClient(options: FunctionsClientOptions) {
         ? {}
         : { body: JSON.stringify(body), headers: { "content-type": "application/json" } },
     );
-  return { base, call, json };
+  return { base, key, call, json };
 }
 
 /** Files a deploy never uploads. */

@@ -3,7 +3,9 @@ import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../co
 import { ENGINES, KEY_KINDS } from "../engines/index.ts";
 import { startServer, type Role, type RunningServer } from "../main.ts";
 import { functionsCommand } from "./functions-command.ts";
+import { functionsClient } from "./functions.ts";
 import { openOperator } from "./operator.ts";
+import { UsageError, webhooksListen } from "./webhooks-listen.ts";
 
 const USAGE = `usage: tessera <command>
 
@@ -27,6 +29,9 @@ const USAGE = `usage: tessera <command>
   functions secrets list NAME
   functions secrets set NAME KEY=VALUE...
   functions secrets unset NAME KEY...
+
+  webhooks listen --forward-to URL [--events TYPES] [--replay evt_…]... [--count N]
+  webhooks listen --print-secret  the whsec_ secret listen signs with (the same on every run)
     (over HTTP: --url or TESSERA_URL, default the server on the data dir; --key or TESSERA_API_KEY)
 
 Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL,
@@ -66,6 +71,12 @@ export async function runCli(
       timezone: { type: "string" },
       "no-triggers": { type: "boolean", default: false },
       status: { type: "string" },
+      json: { type: "boolean", default: false },
+      "forward-to": { type: "string" },
+      events: { type: "string" },
+      replay: { type: "string", multiple: true },
+      count: { type: "string", default: "0" },
+      "print-secret": { type: "boolean", default: false },
     },
   });
   const [command, sub, arg] = positionals;
@@ -85,6 +96,16 @@ export async function runCli(
   }
 
   if (command === "serve") return serveUntilSignal(config, values.role);
+  if (command === "webhooks") {
+    if (sub !== "listen") return usage("webhooks listen --forward-to URL [--events TYPES] [--replay evt_…]");
+    try {
+      return await listen(values, config, env);
+    } catch (error) {
+      if (error instanceof UsageError) return usage(error.message);
+      console.error(`error: ${(error as Error).message}`);
+      return 1;
+    }
+  }
   if (command === "functions") {
     try {
       return await functionsCommand(positionals.slice(1), values, config, env);
@@ -140,6 +161,47 @@ export async function runCli(
     return 1;
   } finally {
     await operator.dispose();
+  }
+}
+
+/** `webhooks listen`: until ^C (or `--count` deliveries), with the functions commands' URL and key. */
+async function listen(
+  values: {
+    url?: string;
+    key?: string;
+    "forward-to"?: string;
+    events?: string;
+    replay?: string[];
+    count: string;
+    "print-secret": boolean;
+  },
+  config: Config,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const client = functionsClient({ url: values.url, key: values.key, config, env });
+  if (!client.key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
+  const count = Number(values.count);
+  if (!Number.isInteger(count) || count < 0)
+    throw new UsageError("--count takes a whole number (0: forever)");
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  try {
+    return await webhooksListen({
+      base: client.base,
+      key: client.key,
+      forwardTo: values["forward-to"],
+      events: values.events,
+      replay: values.replay ?? [],
+      count,
+      printSecret: values["print-secret"],
+      print: (line) => console.log(line),
+      signal: stop.signal,
+    });
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
   }
 }
 

@@ -92,6 +92,18 @@ export interface SeedSummary {
  * API uses: contacts at real-looking companies, a product catalogue, and invoices
  * in every state, some of them overdue relative to today.
  */
+/** Days between an invoice's issue and its due date in the demo (net-30). */
+const NET_TERMS_DAYS = 30;
+
+/** The demo's one write past the engines: an invoice issued before the moment of seeding. */
+async function backdateIssue(store: Store, orgId: string, invoiceId: string, issuedAt: Date): Promise<void> {
+  await store.query("UPDATE invoices SET issued_at = $3 WHERE org_id = $1 AND id = $2", [
+    orgId,
+    invoiceId,
+    issuedAt,
+  ]);
+}
+
 export async function seedDemo(store: Store, clock: Clock, orgId: string, size = 1): Promise<SeedSummary> {
   const random = prng(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -153,6 +165,11 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
     };
     const invoice = await invoiceService.create(orgId, input);
     invoiceCount++;
+    if (input.status === "open") {
+      // Net-30 terms, as a real ledger has them: issued 30 days before it falls due, never later than now.
+      const issuedAt = new Date(Math.min(today, today + (dueOffsetDays - NET_TERMS_DAYS) * day));
+      await backdateIssue(store, orgId, invoice.id, issuedAt);
+    }
     const roll = random();
     // Paid in full (one payment), paid in part (about half), or voided; the rest stay unpaid.
     if (input.status === "open" && roll < 0.45) {

@@ -1,7 +1,18 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
-import { eventJsonSchema, EventSchema, getEvent, listEvents, type EventType } from "../../engines/index.ts";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import {
+  eventCursorOf,
+  eventJsonSchema,
+  EventSchema,
+  eventsAfter,
+  getEvent,
+  latestEventCursor,
+  listEvents,
+  type EventCursor,
+  type EventType,
+} from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { parseListQuery } from "../list-params.ts";
 import { requireScope } from "../middleware/auth.ts";
@@ -28,6 +39,17 @@ const EventTypeSchema = z
 
 const DOC = { tags: ["events"], security: BEARER };
 
+const EventStreamQuery = z.object({
+  type: z
+    .string()
+    .optional()
+    .meta({ description: "Event types, comma-separated, or one family like invoice.*" }),
+  after: z
+    .string()
+    .optional()
+    .meta({ description: "Start after this event (evt_…), as Last-Event-ID does; default: new events only" }),
+});
+
 const EventListQuery = PagingQuery.extend({
   type: z
     .string()
@@ -48,6 +70,72 @@ export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenA
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requireScope("webhooks"));
   const event = app.openAPIRegistry.register("Event", EventSchema.extend({}));
+
+  /** `type`: a comma list of event types, or one family (`invoice.*`); 400 naming what is unknown. */
+  const typeFilter = (type: string | null): { types?: string[]; typePrefix?: string } => {
+    const types = type?.split(",").map((value) => value.trim()) ?? [];
+    const unknown = types.find((value) => !known.has(value) && !families.has(value));
+    if (unknown !== undefined) {
+      throw new AppError(
+        "invalid_request",
+        `type: unknown event type '${unknown}'; see GET /v1/event_types`,
+        {
+          errors: [{ param: "type", code: "invalid", message: `unknown event type '${unknown}'` }],
+        },
+      );
+    }
+    const family = types.find((value) => value.endsWith(".*"));
+    if (family && types.length > 1) {
+      throw new AppError(
+        "invalid_request",
+        "type: a family (invoice.*) cannot be combined with other types",
+        {
+          errors: [{ param: "type", code: "invalid", message: "use one family or a list of types" }],
+        },
+      );
+    }
+    return family ? { typePrefix: family.slice(0, -1) } : types.length > 0 ? { types } : {};
+  };
+
+  declareRoute(
+    app,
+    createRoute({
+      ...DOC,
+      method: "get",
+      path: "/stream",
+      operationId: "events.stream",
+      summary:
+        "Stream new events as Server-Sent Events (id: the event id; resume with Last-Event-ID or after=evt_…)",
+      request: { query: EventStreamQuery },
+      responses: {
+        200: {
+          description:
+            "An endless text/event-stream: one `event: <type>` with the event JSON as data per event",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+        ...COMMON_ERRORS,
+        ...NOT_FOUND,
+      },
+    }),
+    async (c) => {
+      const params = new URL(c.req.url).searchParams;
+      for (const name of params.keys()) {
+        if (name !== "type" && name !== "after") {
+          throw new AppError("invalid_request", `${name}: unknown parameter`, {
+            errors: [{ param: name, code: "unknown", message: "unknown parameter" }],
+          });
+        }
+      }
+      const filter = typeFilter(params.get("type"));
+      const orgId = c.get("principal").orgId;
+      const after = params.get("after") ?? c.req.header("last-event-id");
+      const cursor = after
+        ? await eventCursorOf(deps.store, orgId, after)
+        : await latestEventCursor(deps.store, orgId);
+      if (!cursor) throw new AppError("not_found", `No such event: '${after!.slice(0, 100)}'`);
+      return streamSSE(c, (stream) => streamEvents(deps, stream, { orgId, cursor, filter }));
+    },
+  );
   declareRoute(
     app,
     createRoute({
@@ -61,36 +149,14 @@ export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenA
     }),
     async (c) => {
       const params = new URL(c.req.url).searchParams;
-      const type = params.get("type");
+      const filter = typeFilter(params.get("type"));
       params.delete("type");
       const query = parseListQuery(params, { filters: {}, sorts: { created_at: "created_at" } });
-      const types = type?.split(",").map((value) => value.trim()) ?? [];
-      const unknown = types.find((value) => !known.has(value) && !families.has(value));
-      if (unknown !== undefined) {
-        throw new AppError(
-          "invalid_request",
-          `type: unknown event type '${unknown}'; see GET /v1/event_types`,
-          {
-            errors: [{ param: "type", code: "invalid", message: `unknown event type '${unknown}'` }],
-          },
-        );
-      }
-      const family = types.find((value) => value.endsWith(".*"));
-      if (family && types.length > 1) {
-        throw new AppError(
-          "invalid_request",
-          "type: a family (invoice.*) cannot be combined with other types",
-          {
-            errors: [{ param: "type", code: "invalid", message: "use one family or a list of types" }],
-          },
-        );
-      }
       return c.json(
         await listEvents(deps.store, c.get("principal").orgId, {
           page: query.page,
           perPage: query.perPage,
-          types: family ? undefined : types,
-          typePrefix: family?.slice(0, -1),
+          ...filter,
           createdAfter: query.createdAfter,
           createdBefore: query.createdBefore,
         }),
@@ -111,6 +177,53 @@ export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenA
     async (c) => c.json(await getEvent(deps.store, c.get("principal").orgId, idParam(c, "event"))),
   );
   return app;
+}
+
+/** How often a stream asks the store for new events, and how far back it looks for late commits. */
+const STREAM_POLL_MS = 500;
+const STREAM_LOOKBACK_MS = 5_000;
+const STREAM_HEARTBEAT_MS = 15_000;
+
+/**
+ * Sends the organization's new events until the client goes away. Polling the store (not an
+ * in-process signal) sees every node's writes; ids sent within the lookback are remembered,
+ * so an event that committed late is sent once, and only once.
+ */
+async function streamEvents(
+  deps: ApiDeps,
+  stream: SSEStreamingApi,
+  from: { orgId: string; cursor: EventCursor; filter: { types?: string[]; typePrefix?: string } },
+): Promise<void> {
+  let cursor = from.cursor;
+  const sent = new Map<string, number>();
+  // A comment at once: the headers leave now, so the client knows the stream is open.
+  await stream.write(": open\n\n");
+  let quietSince = Date.now();
+  while (!stream.aborted && !stream.closed) {
+    const now = deps.clock.now().getTime();
+    const since = new Date(now - STREAM_LOOKBACK_MS);
+    const rows = await eventsAfter(deps.store, from.orgId, {
+      start: from.cursor,
+      cursor,
+      since,
+      ...from.filter,
+      limit: 100,
+    });
+    for (const { event, seq } of rows) {
+      if (seq > cursor.seq) cursor = { seq };
+      if (sent.has(event.id)) continue;
+      sent.set(event.id, now);
+      await stream.writeSSE({ id: event.id, event: event.type, data: JSON.stringify(event) });
+      quietSince = Date.now();
+    }
+    for (const [id, at] of sent) if (at < now - 2 * STREAM_LOOKBACK_MS) sent.delete(id);
+    if (Date.now() - quietSince > STREAM_HEARTBEAT_MS) {
+      // A comment line: proxies and clients see the connection is alive.
+      await stream.write(": keep-alive\n\n");
+      quietSince = Date.now();
+    }
+    if (rows.length < 100) await stream.sleep(STREAM_POLL_MS);
+  }
 }
 
 export function eventTypeRoutes(catalog: readonly EventType[]): OpenAPIHono<AppEnv> {

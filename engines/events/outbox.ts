@@ -121,6 +121,68 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
   return selectPage(db, { from: "events", where, orderBy }, query, renderEvent);
 }
 
+/** Where a stream of an organization's events stands: the write order it has read up to. */
+export interface EventCursor {
+  /** Events with a greater `seq` are new. */
+  seq: number;
+}
+
+/** The organization's newest event's place in write order (0 when it has none): a stream's start. */
+export async function latestEventCursor(db: Queryable, orgId: string): Promise<EventCursor> {
+  const [row] = await db.query<{ seq: string | number | null }>(
+    "SELECT max(seq) AS seq FROM events WHERE org_id = $1",
+    [orgId],
+  );
+  return { seq: Number(row?.seq ?? 0) };
+}
+
+/** The place of one of the organization's events (to resume after it), or undefined when gone. */
+export async function eventCursorOf(
+  db: Queryable,
+  orgId: string,
+  id: string,
+): Promise<EventCursor | undefined> {
+  const [row] = await db.query<{ seq: string | number }>(
+    "SELECT seq FROM events WHERE org_id = $1 AND id = $2",
+    [orgId, id],
+  );
+  return row ? { seq: Number(row.seq) } : undefined;
+}
+
+/**
+ * The organization's events written after `cursor`, oldest first, with their `seq`.
+ * `seq` is taken at insert and transactions commit in any order, so an event can become
+ * visible after one with a greater `seq` was read: a reader asks again for what it read in
+ * the last `lookbackMs` too, and skips the ids it has sent (see api/routes/event-stream.ts).
+ */
+export async function eventsAfter(
+  db: Queryable,
+  orgId: string,
+  query: {
+    /** Where the reader started: nothing at or before it is read again. */
+    start: EventCursor;
+    cursor: EventCursor;
+    since: Date;
+    types?: string[];
+    typePrefix?: string;
+    limit: number;
+  },
+): Promise<Array<{ event: Event; seq: number }>> {
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  where.add(`seq > ${where.bind(query.start.seq)}`);
+  where.add(
+    `(seq > ${where.bind(query.cursor.seq)} OR created_at > ${where.bind(query.since.toISOString())}::timestamptz)`,
+  );
+  if (query.types?.length) where.add(`type = ANY(${where.bind(query.types)}::text[])`);
+  if (query.typePrefix) where.add(`type LIKE ${where.bind(likePattern(query.typePrefix).slice(1))}`);
+  const rows = await db.query(
+    `SELECT * FROM events ${where.toSql()} ORDER BY seq LIMIT ${Math.max(1, Math.floor(query.limit))}`,
+    where.params,
+  );
+  return rows.map((row) => ({ event: renderEvent(row), seq: Number(row.seq) }));
+}
+
 /** Events by id, across organizations (the queue workers' batch read; a purged event is absent). */
 export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
   const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);

@@ -191,6 +191,19 @@ export default {
     expect(bad.stderr).toContain("triggers[0].schedule");
   });
 
+  it("reads a relative folder from where the command was typed (INIT_CWD, as npm sets it), and names a missing one", async () => {
+    fnDir("relative", { "index.ts": `export default () => new Response("relative");` });
+    const typedIn = { ...env, INIT_CWD: root };
+    const deployed = await runCli(["functions", "deploy", "./relative"], typedIn);
+    expect(deployed.code, deployed.stderr).toBe(0);
+    expect(deployed.stdout).toMatch(/^deployed relative v1 /);
+    const missing = await runCli(["functions", "deploy", "./nowhere"], typedIn);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      `error: no such folder: ${join(root, "nowhere")} (paths are read from the folder you ran the command in)\n`,
+    );
+  });
+
   it("starts a cron run now, without waiting for the schedule", async () => {
     const dir = fnDir("morning", { "index.ts": `export default () => new Response(null, { status: 204 });` });
     expect((await cli("deploy", dir, "--cron", "0 8 * * *")).code).toBe(0);
@@ -199,17 +212,21 @@ export default {
     expect(json(started.stdout)).toMatchObject({ trigger: "cron", schedule: "0 8 * * *", status: "pending" });
     const unknown = await cli("runs", "start", "morning", "--cron", "0 9 * * *");
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("unknown_schedule");
+    expect(unknown.stderr).toContain("has no schedule '0 9 * * *'");
+    const asJson = await cli("runs", "start", "morning", "--cron", "0 9 * * *", "--json");
+    expect(json(asJson.stderr)).toMatchObject({ errors: [{ code: "unknown_schedule" }] });
   });
 
-  it("deletes a function; getting or invoking it afterwards is a 404 (exit 1)", async () => {
+  it("deletes a function; getting or invoking it afterwards is a 404 (exit 1), said in one line", async () => {
     expect((await cli("delete", "hello")).code).toBe(0);
     const gone = await cli("get", "hello");
     expect(gone.code).toBe(1);
-    expect(json(gone.stderr)).toMatchObject({ status: 404 });
+    expect(gone.stderr).toMatch(/^error: Not found: No such function: 'hello' \(req_[0-9A-Za-z]+\)\n$/);
+    const asJson = await cli("get", "hello", "--json");
+    expect(json(asJson.stderr)).toMatchObject({ status: 404, code: "not_found" });
     const invoked = await cli("invoke", "hello");
     expect(invoked.code).toBe(1);
-    expect(invoked.stderr).toContain("status 404");
+    expect(invoked.stderr).toContain("error: the function answered 404");
   });
 
   it.each([

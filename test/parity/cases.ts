@@ -39,6 +39,24 @@ const EVENT = JSON.stringify({
   data: { id: "inv_1", object: "invoice", amount: 120.5 },
 });
 
+const PAID = JSON.stringify({
+  id: "evt_paid1",
+  type: "invoice.paid",
+  timestamp: "2024-05-01T12:00:00Z",
+  data: {
+    object: {
+      id: "inv_7",
+      object: "invoice",
+      number: "INV-000007",
+      client: "Acme Corp",
+      amount: 120.5,
+      currency: "EUR",
+    },
+  },
+});
+const OTHER = JSON.stringify({ id: "evt_other", type: "contact.created", data: { object: { id: "con_1" } } });
+const JSON_TYPE = { "content-type": "application/json" };
+
 function signed(secret: string, id: string, body: string, at: Date = new Date()) {
   const signature = new Webhook(secret).sign(id, at, body);
   const timestamp = String(Math.floor(at.getTime() / 1000));
@@ -232,6 +250,17 @@ export const CASES: ParityCase[] = [
       { note: "nothing left to remind", method: "POST", path: "" },
       { path: "?client=globex" },
       { method: "PUT", path: "" },
+    ],
+  },
+  {
+    name: "thank-you",
+    deno: "host",
+    entry: "index.ts",
+    requests: [
+      { note: "an invoice.paid event", method: "POST", path: "", headers: JSON_TYPE, body: PAID },
+      { note: "the same event again", method: "POST", path: "", headers: JSON_TYPE, body: PAID },
+      { note: "another kind", method: "POST", path: "", headers: JSON_TYPE, body: OTHER },
+      { path: "" },
     ],
   },
 ];
