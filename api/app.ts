@@ -5,6 +5,7 @@ import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createNodeInvocation, fetchInvocation, isInvocationPath } from "./invocation/index.ts";
+import { jsonLines } from "./json-lines.ts";
 import { authenticate, createAuthenticator, rateLimitHeaders } from "./middleware/auth.ts";
 import { recordRequest } from "./observe.ts";
 import { idempotency } from "./middleware/idempotency.ts";
@@ -44,6 +45,7 @@ export function createApi(deps: ApiDeps): Api {
 
   app.use("*", requestId());
   app.use("*", observeRequests(deps));
+  app.use("*", jsonLines());
 
   app.route("/", healthRoutes(deps));
   app.route("/admin/v1", adminRoutes(deps));

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ZodError } from "zod";
 import { AppError, isAppError, type ErrorCode, type FieldError, type Logger } from "../core/index.ts";
+import { JSON_LINE_END } from "./json-lines.ts";
 
 /** The one table from error codes to HTTP statuses and RFC 9457 titles. */
 const STATUS: Record<ErrorCode, { status: number; title: string }> = {
@@ -60,7 +61,7 @@ export function problemParts(
   return {
     status,
     headers: { "content-type": "application/problem+json", ...error.headers },
-    body: JSON.stringify(body),
+    body: `${JSON.stringify(body)}${JSON_LINE_END}`,
   };
 }
 

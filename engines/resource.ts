@@ -96,7 +96,11 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
 export interface ResourceService<TObject, TCreate, TUpdate> {
   readonly definition: ResourceDefinition<TObject, TCreate, TUpdate>;
   list(orgId: string, query: ListQuery): Promise<Page<TObject>>;
-  /** The same page as JSON text, served from the list cache while the table is unchanged. */
+  /**
+   * The same page as one line of JSON text (ending with a newline, as the API serves it), served
+   * from the list cache while the table is unchanged. The newline is cached with the page: added
+   * per request, it made V8 copy the whole page each time (list-overdue lost ~10 %).
+   */
   listJson(orgId: string, query: ListQuery): Promise<string>;
   get(orgId: string, id: string): Promise<TObject>;
   create(orgId: string, input: TCreate): Promise<TObject>;
@@ -158,7 +162,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
 
     async listJson(orgId, query) {
       const ctx = context(orgId, store);
-      if (!listCache) return JSON.stringify((await readPage(orgId, query, ctx, false)).page);
+      if (!listCache) return `${JSON.stringify((await readPage(orgId, query, ctx, false)).page)}\n`;
       // The version is read first, so whatever is served reflects every write committed before it.
       const [row] = await store.query<{ version: string }>(`SELECT ${versionSql(table)} AS version`, [orgId]);
       const version = BigInt(row!.version);
@@ -167,7 +171,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
         listCache.lookup(key, version) ??
         listCache.fill(key, version, async () => {
           const read = await readPage(orgId, query, ctx, true);
-          return { version: read.version, body: JSON.stringify(read.page) };
+          return { version: read.version, body: `${JSON.stringify(read.page)}\n` };
         })
       );
     },

@@ -49,6 +49,7 @@ export function resourceRoutes(service: AnyResourceService): OpenAPIHono<AppEnv>
     async (c) => {
       const query = parseListQuery(new URL(c.req.url).searchParams, definition);
       const body = await service.listJson(orgOf(c), query);
+      // listJson's text already ends with the newline (cached with the page).
       return c.body(body, 200, { "Content-Type": "application/json" });
     },
   );

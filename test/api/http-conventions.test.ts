@@ -16,6 +16,21 @@ describe.each(storeKinds())("HTTP conventions on $name", (kind) => {
     org = await t.newOrg();
   });
 
+  it("ends every JSON body with one newline: an object, a list page (cached or not), a problem", async () => {
+    const created = await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Line End" } });
+    const listed = await t.request("GET", "/v1/contacts", { key: org.key });
+    const again = await t.request("GET", "/v1/contacts", { key: org.key });
+    const problem = await t.request("GET", "/v1/contacts?sort=nope", { key: org.key });
+    const me = await t.request("GET", "/v1/me", { key: org.key });
+    for (const response of [created, listed, again, problem, me]) {
+      expect(response.text.endsWith("}\n"), response.text.slice(-40)).toBe(true);
+      expect(response.text.endsWith("\n\n")).toBe(false);
+      expect(JSON.parse(response.text)).toBeTruthy();
+    }
+    expect(created.headers.get("content-type")).toBe("application/json");
+    expect(problem.headers.get("content-type")).toBe("application/problem+json");
+  });
+
   /** A POST whose body is a stream, so no Content-Length is declared. */
   const postStream = (path: string, text: string) => {
     const body = new ReadableStream<Uint8Array>({
