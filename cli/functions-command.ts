@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
 import { stopCompiler } from "../runtime/index.ts";
-import { collectUpload, functionsClient, type ApiAnswer } from "./functions.ts";
+import { collectUpload, describeFailure, functionsClient, type ApiAnswer } from "./functions.ts";
 
 export interface FunctionsFlags {
   url?: string | undefined;
@@ -215,20 +215,6 @@ function reportAnswer(answer: ApiAnswer, json: boolean): number {
   }
   console.error(json ? pretty(answer.text) : `error: ${describeFailure(answer)}`);
   return 1;
-}
-
-/** A failed answer in one line: the problem's title, detail and request id, or its status. */
-export function describeFailure(answer: ApiAnswer): string {
-  try {
-    const problem = JSON.parse(answer.text) as { title?: unknown; detail?: unknown; request_id?: unknown };
-    if (typeof problem.title === "string" && typeof problem.detail === "string") {
-      const id = typeof problem.request_id === "string" ? ` (${problem.request_id})` : "";
-      return `${problem.title}: ${problem.detail}${id}`;
-    }
-  } catch {
-    // Not a problem body: say what came back.
-  }
-  return `the server answered ${answer.status}${answer.text ? `: ${answer.text.slice(0, 200)}` : ""}`;
 }
 
 function isDirectory(path: string): boolean {

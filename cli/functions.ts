@@ -26,6 +26,20 @@ export interface ApiAnswer {
   text: string;
 }
 
+/** A failed answer in one line: the problem's title, detail and request id, or its status. */
+export function describeFailure(answer: ApiAnswer): string {
+  try {
+    const problem = JSON.parse(answer.text) as { title?: unknown; detail?: unknown; request_id?: unknown };
+    if (typeof problem.title === "string" && typeof problem.detail === "string") {
+      const id = typeof problem.request_id === "string" ? ` (${problem.request_id})` : "";
+      return `${problem.title}: ${problem.detail}${id}`;
+    }
+  } catch {
+    // Not a problem body: say what came back.
+  }
+  return `the server answered ${answer.status}${answer.text ? `: ${answer.text.slice(0, 200)}` : ""}`;
+}
+
 export function functionsClient(options: FunctionsClientOptions) {
   const base =
     options.url ??

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,7 +73,6 @@ describe.each(PAGES)("%s, followed as written", (page) => {
 function expectOutputs(block: ShellBlock, result: BlockResult, fill: (text: string) => string): void {
   // JSON is read from stdout (stderr holds progress meters and warnings); text from both.
   const printed = `${result.stdout}\n${result.stderr}`;
-  if (process.env.DOCTEST_DUMP) writeFileSync(`/tmp/doctest-${block.line}.out`, printed);
   for (const output of block.outputs) {
     const problems = compareOutput(output, fill(output.text), printed, result.stdout);
     expect(problems, `shown at line ${output.line}, printed:\n${printed.slice(0, 4000)}`).toEqual([]);
