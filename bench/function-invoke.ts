@@ -1,139 +1,143 @@
-import { fileURLToPath } from "node:url";
 import { createApiKey, createOrganization } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
-import { FUNCTION_MODULE } from "./lib/invoke-function.ts";
-import type { LoadReport } from "./lib/load.ts";
+import { fileURLToPath } from "node:url";
+import { EXPECTED_BODY, FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
+import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
 import {
+  generatorTargets,
+  loadRow,
   numberFlag,
   target,
   type Benchmark,
   type BenchOptions,
   type BenchResult,
-  type ResultRow,
 } from "./lib/report.ts";
-import { loadStats } from "./lib/stats.ts";
+import { loadStats, type LoadStats } from "./lib/stats.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { startWorkerd } from "./lib/workerd-server.ts";
 
 const SERVERS = fileURLToPath(new URL("./lib/invoke-servers.ts", import.meta.url));
 const SIZES = {
   full: { warmupS: 2, durationS: 10, rounds: 5 },
-  tiny: { warmupS: 0.2, durationS: 0.6, rounds: 1 },
+  tiny: { warmupS: 1, durationS: 1, rounds: 1 },
 };
-/** Warm-up of each later slice: new connections, a JIT already warm. */
-const SLICE_WARMUP_MS = 300;
-const PATH = "/v1/functions/bench/invoke/42";
-const EXPECTED_BODY = JSON.stringify({ ok: true, n: 42 });
 
-type Subject = "hono" | "workerd" | "edge-runtime" | "tessera";
-const LABELS: Record<Subject, string> = {
+type SubjectKey = "hono" | "workerd" | "workerd-url" | "edge-runtime" | "tessera" | "tessera-url";
+const LABELS: Record<SubjectKey, string> = {
   hono: "anchor: bare Hono on Node",
   workerd: "workerd (Cloudflare)",
+  "workerd-url": "workerd, URL parsed",
   "edge-runtime": "edge-runtime (Vercel)",
   tessera: "tessera: deployed function",
+  "tessera-url": "tessera, URL parsed",
 };
 
-interface Started {
+interface Subject {
+  key: SubjectKey;
   server: ListeningProcess;
+  /** Path and query the load asks for. */
+  path: string;
   headers?: Record<string, string>;
 }
 
 /**
- * A trivial JSON function (`{ ok: true, n: 42 }` from the path) at 32 connections,
- * served by a bare Hono handler on Node (the anchor), by Cloudflare's workerd, by
- * Vercel's edge-runtime, and by Tessera: the full stack of `tessera serve --role
- * api` (auth with a `functions:read` key, rate limits counting but never refusing,
- * the function deployed through `POST /v1/functions` and invoked on
- * `/v1/functions/bench/invoke/…`). Until the function runtime is in, Tessera
- * answers 404 there and its row is reported as not available.
+ * Two functions at 32 connections: a trivial one (`{ ok: true, n: 42 }`, touching
+ * nothing of the request: the platform's own cost) and one that reads `n` from its
+ * query through `new URL(request.url)`. Served by a bare Hono handler on Node (the
+ * anchor), by Cloudflare's workerd, by Vercel's edge-runtime (trivial only), and by
+ * Tessera: the full stack of `tessera serve --role api` (auth with a
+ * `functions:read` key, rate limits counting but never refusing, the functions
+ * deployed through `POST /v1/functions` and invoked on `/v1/functions/…/invoke/…`).
  *
- * The four listen side by side and are loaded in turns, `--rounds` slices of the
- * duration each (5 by default): run one after another, each had the machine as it
- * happened to be during its own 12 s, and one subject's ratio to another moved by
- * ±30 % from run to run on a shared machine.
+ * All listen side by side and are loaded in turns, `--rounds` slices of the duration
+ * each (5 by default), so that the machine's drift over a minute falls on every
+ * subject alike. The load comes from wrk (see lib/wrk.ts), and each subject's server
+ * CPU per request (whole process and main thread) is reported beside its rate.
  */
 export const functionInvoke: Benchmark = {
   name: "function-invoke",
-  summary: "a trivial JSON function: Tessera vs bare Hono, workerd and edge-runtime",
+  summary: "trivial and URL-parsing functions: Tessera vs bare Hono, workerd and edge-runtime",
   async run(options: BenchOptions): Promise<BenchResult> {
     const size = options.tiny ? SIZES.tiny : SIZES.full;
     const connections = numberFlag(options.flags, "connections", 32);
     const warmupMs = numberFlag(options.flags, "warmup", size.warmupS) * 1000;
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
     const rounds = Math.max(1, Math.round(numberFlag(options.flags, "rounds", size.rounds)));
-    const reports: Partial<Record<Subject, LoadReport>> = {};
-    const running: Array<{ subject: Subject; server: ListeningProcess; headers?: Record<string, string> }> =
-      [];
-    let unavailable: string | undefined;
+    const only = options.flags.subjects?.split(",");
+    const reports: Partial<Record<SubjectKey, LoadReport>> = {};
+    const servers: ListeningProcess[] = [];
     try {
-      // All four listen at once and take turns: the machine's speed drifts over a minute here, and
-      // slices in rounds spread that drift over every subject alike instead of favouring one.
-      for (const subject of ["hono", "workerd", "edge-runtime", "tessera"] as const) {
-        const started = await start(subject);
-        if ("unavailable" in started) {
-          unavailable = started.unavailable;
-          options.log(`  ${subject}: not available (${unavailable})`);
-          await started.server.stop();
-          continue;
-        }
-        running.push({ subject, ...started });
-        await expectAnswer(started.server.url, started.headers);
-      }
+      const subjects = await startSubjects(servers, only);
+      for (const subject of subjects) await expectAnswer(subject);
       options.log(
-        `  ${running.map((r) => r.subject).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
+        `  ${subjects.map((s) => s.key).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
       );
       for (let round = 0; round < rounds; round++) {
-        for (const { subject, server, headers } of running) {
-          const slice = await runLoad({
-            url: server.url + PATH,
-            headers,
-            connections,
-            warmupMs: round === 0 ? warmupMs : Math.min(warmupMs, SLICE_WARMUP_MS),
-            durationMs: durationMs / rounds,
-            observePid: server.pid,
-          });
-          reports[subject] = reports[subject] ? mergeReports(reports[subject], slice) : slice;
+        for (const subject of subjects) {
+          // Later rounds find the JIT, caches and pools warm: they start measuring at once.
+          const slice = await runLoad(
+            {
+              url: subject.server.url + subject.path,
+              headers: subject.headers,
+              connections,
+              warmupMs: round === 0 ? warmupMs : 0,
+              durationMs: durationMs / rounds,
+              observePid: subject.server.pid,
+            },
+            options.log,
+          );
+          const sofar = reports[subject.key];
+          reports[subject.key] = sofar ? mergeReports(sofar, slice) : slice;
         }
       }
     } finally {
-      for (const { server } of running) await server.stop();
+      for (const server of servers) await server.stop();
     }
-    return result(reports, { connections, warmupMs, durationMs, rounds, path: PATH }, unavailable);
+    return result(reports, { connections, warmupMs, durationMs, rounds });
   },
 };
 
-/** Two measured windows as one: counts and CPU add up, latencies pool. */
-function mergeReports(a: LoadReport, b: LoadReport): LoadReport {
-  return {
-    requests: a.requests + b.requests,
-    errors: a.errors + b.errors,
-    non2xx: a.non2xx + b.non2xx,
-    ...(a.firstBadStatus !== undefined || b.firstBadStatus !== undefined
-      ? { firstBadStatus: a.firstBadStatus ?? b.firstBadStatus }
-      : {}),
-    windowMs: a.windowMs + b.windowMs,
-    bytes: a.bytes + b.bytes,
-    samplesUs: a.samplesUs.concat(b.samplesUs),
-    cpuS: {
-      loadGenerator: a.cpuS.loadGenerator + b.cpuS.loadGenerator,
-      server: a.cpuS.server + b.cpuS.server,
-      machineBusy: a.cpuS.machineBusy + b.cpuS.machineBusy,
-      steal: a.cpuS.steal + b.cpuS.steal,
-    },
+async function startSubjects(servers: ListeningProcess[], only: string[] | undefined): Promise<Subject[]> {
+  const wanted = (key: SubjectKey) => !only || only.includes(key);
+  const subjects: Subject[] = [];
+  const started = async (server: Promise<ListeningProcess>) => {
+    const running = await server;
+    servers.push(running);
+    return running;
   };
-}
-
-async function start(subject: Subject): Promise<Started | { unavailable: string; server: ListeningProcess }> {
-  if (subject === "hono" || subject === "edge-runtime") {
-    return { server: await startListening([...NODE_TS, SERVERS, subject], {}) };
+  if (wanted("hono")) {
+    const hono = await started(startListening([...NODE_TS, SERVERS, "hono"], {}));
+    subjects.push({ key: "hono", server: hono, path: `/trivial/42${QUERY}` });
   }
-  if (subject === "workerd") return { server: await startWorkerd(FUNCTION_MODULE) };
-  return startTessera();
+  for (const [key, fn] of [
+    ["workerd", "trivial"],
+    ["workerd-url", "url"],
+  ] as const) {
+    if (wanted(key))
+      subjects.push({ key, server: await started(startWorkerd(FUNCTIONS[fn])), path: `/${QUERY}` });
+  }
+  if (wanted("edge-runtime")) {
+    const edge = await started(startListening([...NODE_TS, SERVERS, "edge-runtime"], {}));
+    subjects.push({ key: "edge-runtime", server: edge, path: `/${QUERY}` });
+  }
+  if (wanted("tessera") || wanted("tessera-url")) {
+    const { server, headers } = await startTessera(started);
+    for (const [key, name] of [
+      ["tessera", "bench"],
+      ["tessera-url", "bench-url"],
+    ] as const) {
+      if (wanted(key))
+        subjects.push({ key, server, headers, path: `/v1/functions/${name}/invoke/42${QUERY}` });
+    }
+  }
+  return subjects;
 }
 
-/** A fresh organization on the bench database, the server, and the function deployed. */
-async function startTessera(): Promise<Started | { unavailable: string; server: ListeningProcess }> {
+/** A fresh organization on the bench database, the server, and both functions deployed. */
+async function startTessera(
+  started: (server: Promise<ListeningProcess>) => Promise<ListeningProcess>,
+): Promise<{ server: ListeningProcess; headers: Record<string, string> }> {
   const databaseUrl = await benchDatabaseUrl();
   const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
   let keys: { write: string; read: string };
@@ -149,69 +153,86 @@ async function startTessera(): Promise<Started | { unavailable: string; server: 
   } finally {
     await store.dispose();
   }
-  const server = await startTesseraApi(databaseUrl);
-  try {
+  const server = await started(startTesseraApi(databaseUrl));
+  const deployments: Array<[string, FunctionName]> = [
+    ["bench", "trivial"],
+    ["bench-url", "url"],
+  ];
+  for (const [name, fn] of deployments) {
     const deployed = await fetch(`${server.url}/v1/functions`, {
       method: "POST",
       headers: { authorization: `Bearer ${keys.write}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "bench", files: { "index.js": FUNCTION_MODULE } }),
+      body: JSON.stringify({ name, files: { "index.js": FUNCTIONS[fn] } }),
     });
-    if (deployed.status === 404) return { unavailable: "POST /v1/functions answers 404", server };
     if (deployed.status !== 201)
       throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
-    return { server, headers: { authorization: `Bearer ${keys.read}` } };
-  } catch (error) {
-    await server.stop();
-    throw error;
   }
+  return { server, headers: { authorization: `Bearer ${keys.read}` } };
 }
 
 /** Every subject must give the same answer before it is timed: nothing fast and wrong. */
-async function expectAnswer(url: string, headers: Record<string, string> = {}): Promise<void> {
-  const response = await fetch(url + PATH, { headers });
+async function expectAnswer(subject: Subject): Promise<void> {
+  const url = subject.server.url + subject.path;
+  const response = await fetch(url, { headers: subject.headers });
   const body = await response.text();
   if (response.status !== 200 || JSON.stringify(JSON.parse(body)) !== EXPECTED_BODY) {
-    throw new Error(`${url}${PATH} answered ${response.status} ${body}, not ${EXPECTED_BODY}`);
+    throw new Error(`${url} answered ${response.status} ${body}, not ${EXPECTED_BODY}`);
   }
 }
 
 function result(
-  reports: Partial<Record<Subject, LoadReport>>,
+  reports: Partial<Record<SubjectKey, LoadReport>>,
   params: Record<string, unknown>,
-  unavailable: string | undefined,
 ): BenchResult {
   const measured = Object.fromEntries(
-    Object.entries(reports).map(([subject, report]) => [subject, loadStats(report)]),
-  ) as Partial<Record<Subject, ReturnType<typeof loadStats>>>;
-  const anchor = measured.hono!;
-  const rows: ResultRow[] = Object.entries(measured).map(([subject, s]) => ({
-    subject: LABELS[subject as Subject],
-    unit: "ms",
-    median: s.medianMs,
-    p99: s.p99Ms,
-    reqPerSec: s.reqPerSec,
-    versusAnchor: subject === "hono" ? "1.00×" : `${(s.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`,
-  }));
-  const tessera = measured.tessera;
-  const ratios = tessera && {
-    hono: tessera.reqPerSec / anchor.reqPerSec,
-    workerd: tessera.reqPerSec / measured.workerd!.reqPerSec,
-    edgeRuntime: tessera.reqPerSec / measured["edge-runtime"]!.reqPerSec,
+    Object.entries(reports).map(([key, report]) => [key, loadStats(report)]),
+  ) as Partial<Record<SubjectKey, LoadStats>>;
+  const anchor = measured.hono;
+  const rows = Object.entries(measured).map(([key, s]) =>
+    loadRow(
+      LABELS[key as SubjectKey],
+      s,
+      anchor === undefined
+        ? undefined
+        : key === "hono"
+          ? "1.00×"
+          : `${(s.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`,
+    ),
+  );
+  const ratio = (a: SubjectKey, b: SubjectKey) => {
+    const x = measured[a];
+    const y = measured[b];
+    return x && y ? x.reqPerSec / y.reqPerSec : undefined;
   };
+  const ratios = {
+    hono: ratio("tessera", "hono"),
+    workerd: ratio("tessera", "workerd"),
+    workerdUrl: ratio("tessera-url", "workerd-url"),
+    edgeRuntime: ratio("tessera", "edge-runtime"),
+  };
+  const targets = [
+    ratios.hono !== undefined && target("tessera req/s ≥ 0.5× bare Hono", ratios.hono, ">=", 0.5, "×"),
+    ratios.workerd !== undefined && target("tessera req/s ≥ 1× workerd", ratios.workerd, ">=", 1, "×"),
+    ratios.workerdUrl !== undefined &&
+      target("URL parsed: tessera req/s ≥ 1× workerd", ratios.workerdUrl, ">=", 1, "×"),
+    ratios.edgeRuntime !== undefined &&
+      target("tessera req/s ≥ 1× edge-runtime", ratios.edgeRuntime, ">=", 1, "×"),
+    measured.tessera &&
+      target(
+        "tessera main-thread CPU per invocation ≤ 90 µs",
+        measured.tessera.cpuPerRequestUs.serverMainThread,
+        "<=",
+        90,
+        "µs",
+      ),
+    ...generatorTargets(measured),
+  ].filter((t) => t !== false && t !== undefined);
   return {
     name: "function-invoke",
-    description: `GET ${PATH} → {ok: true, n: 42}, ${String(params.connections)} connections${
-      unavailable ? `; tessera not available: ${unavailable}` : ""
-    }`,
+    description: `GET …/invoke/42${QUERY} → {ok: true, n: 42}, ${String(params.connections)} connections`,
     params,
     rows,
-    targets: ratios
-      ? [
-          target("tessera req/s ≥ 0.5× bare Hono", ratios.hono, ">=", 0.5, "×"),
-          target("tessera req/s ≥ 1× workerd", ratios.workerd, ">=", 1, "×"),
-          target("tessera req/s ≥ 1× edge-runtime", ratios.edgeRuntime, ">=", 1, "×"),
-        ]
-      : [],
-    details: { measured, ratios: ratios ?? null, tesseraUnavailable: unavailable ?? null },
+    targets,
+    details: { measured, ratios },
   };
 }

@@ -61,11 +61,12 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   --strict    exit non-zero when a target is missed
   list-overdue: --invoices=N --rounds=R --duration=S --warmup=S --connections=C
                 --lag-days=0|1 (unpaid invoices due yesterday: still open (1, default) or marked (0))
-  create-contacts: --contacts=N --connections=C
+  create-contacts: --duration=S --rounds=R --connections=C
   auth-overhead: --requests=N
   webhook-delivery: --deliveries=N --samples=S
   isolate-pool: --boots=N --invokes=N --idle=N
-  function-invoke: --duration=S --warmup=S --connections=C`;
+  function-invoke: --duration=S --warmup=S --rounds=R --connections=C
+                   --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url`;
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -110,7 +111,19 @@ function table(results: BenchResult[], tiny: boolean): string {
   // Ratios to two places: a target at 0.5× or 1× is not decided by "0.5 ×" or "1.0 ×".
   const format = (value: number, unit: string) =>
     unit === "ms" || unit === "×" ? `${value.toFixed(2)} ${unit}` : `${value.toFixed(1)} ${unit}`;
-  const lines: string[][] = [["benchmark", "subject", "median", "p99", "req/s", "vs anchor"]];
+  const lines: string[][] = [
+    [
+      "benchmark",
+      "subject",
+      "median",
+      "p99",
+      "req/s",
+      "vs anchor",
+      "server CPU/req",
+      "main thread/req",
+      "generator",
+    ],
+  ];
   for (const result of results) {
     for (const row of result.rows) {
       lines.push([
@@ -120,6 +133,9 @@ function table(results: BenchResult[], tiny: boolean): string {
         format(row.p99, row.unit),
         row.reqPerSec === undefined ? "" : Math.round(row.reqPerSec).toLocaleString("en-US"),
         row.versusAnchor ?? "",
+        row.serverCpuUs ? `${row.serverCpuUs.process.toFixed(1)} µs` : "",
+        row.serverCpuUs ? `${row.serverCpuUs.mainThread.toFixed(1)} µs` : "",
+        row.generatorCpu ? `${row.generatorCpu.generator} ${row.generatorCpu.cores.toFixed(2)} core` : "",
       ]);
     }
   }

@@ -3,11 +3,20 @@ import { readFileSync } from "node:fs";
 
 const TICKS_PER_S = 100;
 
-/** CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
+/** CPU seconds a process has used so far, all its threads (Linux /proc; undefined elsewhere). */
 export function processCpuS(pid: number): number | undefined {
+  return statCpuS(`/proc/${pid}/stat`);
+}
+
+/** CPU seconds one thread of a process has used so far. */
+export function threadCpuS(pid: number, tid: number): number | undefined {
+  return statCpuS(`/proc/${pid}/task/${tid}/stat`);
+}
+
+/** utime + stime of a `stat` file: the 12th and 13th fields after the parenthesized command. */
+export function statCpuS(path: string): number | undefined {
   try {
-    // Fields after the parenthesized command: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = readFileSync(path, "utf8").split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
   } catch {
     return undefined;

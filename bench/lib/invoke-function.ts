@@ -1,24 +1,37 @@
 /**
- * The function every subject of the function-invoke benchmark serves: JSON
- * `{ ok: true, n }` where n is the last path segment when it is a number (else 0),
- * as an ES module with `export default { fetch }` (workerd, Tessera) and as the
- * same handler for Hono and edge-runtime.
+ * The functions the function-invoke benchmark's subjects serve, as ES modules with
+ * `export default { fetch }` (workerd, Tessera), as a service worker (edge-runtime's
+ * `addEventListener("fetch")`), and as the same logic in Node for the Hono anchor.
+ *
+ * - trivial: `{ ok: true, n: 42 }`, touching nothing of the request: what is left is
+ *   the platform's own cost per invocation.
+ * - url: `{ ok: true, n }` with n read from the query string through `new URL(request.url)`,
+ *   what nearly every real function does first.
  */
-export const FUNCTION_MODULE = `export default {
-  fetch(request) {
-    const last = new URL(request.url).pathname.split("/").pop() ?? "";
-    return Response.json({ ok: true, n: /^[0-9]+$/.test(last) ? Number(last) : 0 });
+export const FUNCTIONS = {
+  trivial: `export default {
+  fetch() {
+    return Response.json({ ok: true, n: 42 });
   },
 };
-`;
+`,
+  url: `export default {
+  fetch(request) {
+    const n = new URL(request.url).searchParams.get("n");
+    return Response.json({ ok: true, n: Number(n) });
+  },
+};
+`,
+};
+export type FunctionName = keyof typeof FUNCTIONS;
 
-/** The same handler for a service-worker runtime (edge-runtime's `addEventListener("fetch")`). */
-export const FUNCTION_SERVICE_WORKER = `${FUNCTION_MODULE.replace("export default", "const handler =")}
+/** The query every subject is asked with; the trivial function ignores it. */
+export const QUERY = "?n=42";
+export const EXPECTED_BODY = JSON.stringify({ ok: true, n: 42 });
+
+/** A module as a service worker, for edge-runtime. */
+export function serviceWorker(module: string): string {
+  return `${module.replace("export default", "const handler =")}
 addEventListener("fetch", (event) => event.respondWith(handler.fetch(event.request)));
 `;
-
-/** The handler's logic, in Node, for the Hono anchor. */
-export function lastNumber(pathname: string): number {
-  const last = pathname.split("/").pop() ?? "";
-  return /^[0-9]+$/.test(last) ? Number(last) : 0;
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { LoadOptions, LoadReport } from "./load.ts";
+import type { LoadOptions, LoadReport } from "./load-report.ts";
+import { runWrk, wrkAvailable } from "./wrk.ts";
 
 export interface ListeningProcess {
   url: string;
@@ -74,15 +75,38 @@ export function runForJson<T>(args: string[]): Promise<T> {
   });
 }
 
-const LOAD = fileURLToPath(new URL("./load.ts", import.meta.url));
+const NODE_LOAD = fileURLToPath(new URL("./node-load.ts", import.meta.url));
+let generator: LoadReport["generator"] | undefined;
 
-/** One run of the load generator in its own process; any error or non-2xx answer fails the benchmark. */
-export async function runLoad(load: LoadOptions): Promise<LoadReport> {
-  const report = await runForJson<LoadReport>([...NODE_TS, LOAD, JSON.stringify(load)]);
+function chooseGenerator(log: (line: string) => void): LoadReport["generator"] {
+  if (generator) return generator;
+  if (process.env.BENCH_LOAD === "node") generator = "node";
+  else if (wrkAvailable(log)) generator = "wrk";
+  else {
+    log("  wrk is not available: the Node client drives the load, and may saturate before a server");
+    generator = "node";
+  }
+  return generator;
+}
+
+/**
+ * One load run: from `wrk` (installed when missing, where it can be), or from the Node
+ * client when `BENCH_LOAD=node` or wrk cannot be had. Any error or non-2xx answer fails
+ * the benchmark: a fast refusal (a 429 from a rate limit) must never pass for speed.
+ */
+export async function runLoad(
+  load: LoadOptions,
+  log: (line: string) => void = () => {},
+): Promise<LoadReport> {
+  const report =
+    chooseGenerator(log) === "wrk"
+      ? await runWrk(load)
+      : await runForJson<LoadReport>([...NODE_TS, NODE_LOAD, JSON.stringify(load)]);
   if (report.errors > 0 || report.non2xx > 0) {
     throw new Error(
-      `${report.errors} errors and ${report.non2xx} non-2xx answers (first ${report.firstBadStatus}) ` +
-        `out of ${report.requests} requests to ${load.url}`,
+      `${report.errors} errors and ${report.non2xx} non-2xx answers` +
+        `${report.firstBadStatus === undefined ? "" : ` (first ${report.firstBadStatus})`} ` +
+        `out of ${report.requests} requests to ${load.url} (${report.generator})`,
     );
   }
   return report;

@@ -1,3 +1,5 @@
+import type { LoadStats } from "./stats.ts";
+
 /** What every benchmark returns; run.ts prints it as a table and writes it as JSON. */
 export interface BenchResult {
   name: string;
@@ -19,6 +21,27 @@ export interface ResultRow {
   reqPerSec?: number;
   /** Against the anchor measured in the same run, e.g. `0.52× anchor req/s`. */
   versusAnchor?: string;
+  /** Server CPU per request, µs: the whole process, and its main thread alone. */
+  serverCpuUs?: { process: number; mainThread: number };
+  /** The load generator's own CPU over the window, in cores, and which generator it was. */
+  generatorCpu?: { cores: number; generator: string };
+}
+
+/** The row of a subject measured under load: rate, latency, and whose CPU it took. */
+export function loadRow(subject: string, stats: LoadStats, versusAnchor?: string): ResultRow {
+  return {
+    subject,
+    unit: "ms",
+    median: stats.medianMs,
+    p99: stats.p99Ms,
+    reqPerSec: stats.reqPerSec,
+    ...(versusAnchor === undefined ? {} : { versusAnchor }),
+    serverCpuUs: {
+      process: stats.cpuPerRequestUs.server,
+      mainThread: stats.cpuPerRequestUs.serverMainThread,
+    },
+    generatorCpu: { cores: stats.cpu.loadGenerator, generator: stats.generator },
+  };
 }
 
 export interface Target {
@@ -26,8 +49,8 @@ export interface Target {
   actual: number;
   limit: number;
   unit: string;
-  /** `<`: actual must stay under the limit; `>=`: reach it. */
-  comparison: "<" | ">=";
+  /** `<`/`<=`: actual must stay under (or at) the limit; `>=`: reach it. */
+  comparison: "<" | "<=" | ">=";
   pass: boolean;
 }
 
@@ -47,11 +70,11 @@ export interface Benchmark {
 export function target(
   name: string,
   actual: number,
-  comparison: "<" | ">=",
+  comparison: "<" | "<=" | ">=",
   limit: number,
   unit: string,
 ): Target {
-  const pass = comparison === "<" ? actual < limit : actual >= limit;
+  const pass = comparison === "<" ? actual < limit : comparison === "<=" ? actual <= limit : actual >= limit;
   return { name, actual, limit, unit, comparison, pass };
 }
 
@@ -62,4 +85,24 @@ export function numberFlag(flags: Record<string, string>, name: string, fallback
   const value = Number(raw.replace(/_/g, ""));
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
   return value;
+}
+
+/**
+ * One target per loaded subject: the load generator stayed under 0.8 of a core. A
+ * generator near a whole core is the bottleneck, and the rate it reports is its own.
+ */
+export function generatorTargets(measured: Record<string, LoadStats | undefined>): Target[] {
+  return Object.entries(measured).flatMap(([subject, stats]) =>
+    stats
+      ? [
+          target(
+            `load generator < 0.8 core while loading ${subject}`,
+            stats.cpu.loadGenerator,
+            "<",
+            0.8,
+            "cores",
+          ),
+        ]
+      : [],
+  );
 }
