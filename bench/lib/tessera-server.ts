@@ -7,7 +7,17 @@ import { randomBase62 } from "../../core/index.ts";
 import { UNTHROTTLED_RATE_LIMITS } from "./limits.ts";
 import { startListening, type ListeningProcess } from "./processes.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url));
+const OWN_BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url));
+
+/**
+ * The `tessera` the benchmarks start: this checkout's, or another's when `BENCH_TESSERA`
+ * names one (`BENCH_TESSERA=../old npm run bench -- list-overdue`): the same harness,
+ * the same load, an older tree's server, for measuring a change side by side.
+ */
+function tesseraBin(): string {
+  const other = process.env.BENCH_TESSERA;
+  return other ? join(other, "bin", "tessera.js") : OWN_BIN;
+}
 
 /**
  * The benchmarks' own database, never the tests' (CI recreates that one): the
@@ -40,7 +50,7 @@ export async function startTesseraApi(
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   try {
     const server = await startListening(
-      [process.execPath, "--no-node-snapshot", ...nodeArgs, BIN, "serve", "--role", "api"],
+      [process.execPath, "--no-node-snapshot", ...nodeArgs, tesseraBin(), "serve", "--role", "api"],
       {
         DATABASE_URL: databaseUrl,
         TESSERA_SECRET: randomBase62(40),

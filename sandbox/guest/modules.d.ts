@@ -71,3 +71,11 @@ declare module "whatwg-url/lib/URLSearchParams.js" {
   };
   export default searchParams;
 }
+
+declare module "whatwg-url/lib/urlencoded.js" {
+  const urlencoded: {
+    parseUrlencodedString(this: void, input: string): Array<[string, string]>;
+    serializeUrlencoded(this: void, tuples: Array<[string, string]>): string;
+  };
+  export default urlencoded;
+}

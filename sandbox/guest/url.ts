@@ -3,6 +3,7 @@ import { URL, URLSearchParams } from "whatwg-url";
 import urlImpl from "whatwg-url/lib/URL-impl.js";
 import searchParams from "whatwg-url/lib/URLSearchParams.js";
 import stateMachine from "whatwg-url/lib/url-state-machine.js";
+import urlencoded from "whatwg-url/lib/urlencoded.js";
 
 /**
  * URL Standard from whatwg-url (the reference implementation); IDNA loads on first
@@ -117,5 +118,27 @@ function LazyURLImpl(this: Impl, globalObject: unknown, [url, base]: [string, st
 LazyURLImpl.prototype = EagerURLImpl.prototype;
 Object.assign(LazyURLImpl, { parse: EagerURLImpl.parse, canParse: EagerURLImpl.canParse });
 urlImpl.implementation = LazyURLImpl as unknown as typeof EagerURLImpl;
+
+/**
+ * The form-urlencoded parser (every `searchParams`, `new URLSearchParams(string)`,
+ * `request.formData()` of a form) as whatwg-url writes it encodes the whole string to
+ * UTF-8 bytes, splits the bytes, and percent-decodes and UTF-8-decodes each name and value:
+ * ~10 µs for `n=42`. A string of printable ASCII with no `%` and no `+` decodes to itself
+ * (there is nothing to replace or decode, and ASCII is its own UTF-8), so for it the
+ * parser comes down to the splits: names and values are the same strings the standard
+ * algorithm returns. Anything else takes the reference parser.
+ */
+const PLAIN_FORM = /^[\x20-\x24\x26-\x2a\x2c-\x7e]*$/;
+const parseFormSlowly = urlencoded.parseUrlencodedString;
+urlencoded.parseUrlencodedString = (input: string): Array<[string, string]> => {
+  if (!PLAIN_FORM.test(input)) return parseFormSlowly(input);
+  const list: Array<[string, string]> = [];
+  for (const sequence of input.split("&")) {
+    if (sequence === "") continue;
+    const equals = sequence.indexOf("=");
+    list.push(equals === -1 ? [sequence, ""] : [sequence.slice(0, equals), sequence.slice(equals + 1)]);
+  }
+  return list;
+};
 
 export { URL, URLSearchParams };

@@ -30,10 +30,36 @@ const URL_QUERY_STEPS = `(URL) => {
   out.push([...g.searchParams], g.href);
   return out;
 }`;
+/**
+ * Inputs for the form-urlencoded parser: the plain ones its fast path takes (printable
+ * ASCII, no % or +) and their edges, and the ones it must leave to the reference parser.
+ */
+const FORM_INPUTS = [
+  "",
+  "n=42",
+  "a=1&b=2&a=3",
+  "&&a=1&&b&&",
+  "=",
+  "=x",
+  "a==b=c",
+  "a&b=&=c",
+  "?x=1",
+  "a=b c&d=e\\f",
+  "key=~!*()'\"<>[]{}|^\`,;:@$/?",
+  "a=%20b",
+  "a+b=c+d",
+  "%zz=%e2%82%ac",
+  "a=\t&b=\n",
+  "ä=ö&€",
+  "a=\ud800",
+];
 const GUEST = `
 const enc = new TextEncoder();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 const checks = {
+  form() {
+    return ${JSON.stringify(FORM_INPUTS)}.map((input) => [...new URLSearchParams(input)]);
+  },
   urlQuery() {
     return { steps: (${URL_QUERY_STEPS})(URL), parsed: URL.parse("https://h.example/p?m=n").searchParams.get("m") };
   },
@@ -227,6 +253,10 @@ describe("the guest platform, compared with Node's", () => {
       invalid: false,
       stillInvalid: false,
     });
+  });
+
+  it("parses application/x-www-form-urlencoded as Node's URLSearchParams does (plain ASCII on a fast path)", async () => {
+    expect(await check("form")).toEqual(FORM_INPUTS.map((input) => [...new URLSearchParams(input)]));
   });
 
   it("keeps a URL's searchParams in step with its query as Node's URL does (made on first use in the guest)", async () => {

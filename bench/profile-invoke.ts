@@ -1,0 +1,95 @@
+/**
+ * Not a benchmark, a microscope: `npm run bench:profile -- [trivial|url] [seconds] [connections]`
+ * starts `tessera serve --role api` under Node's `--cpu-prof`, deploys one of the
+ * function-invoke functions, loads it with wrk for `seconds` (10) at `connections` (32),
+ * prints the rate and the main thread's CPU per request, then where that thread's time
+ * went: self time by function, busiest first. The `.cpuprofile` it names opens in Chrome
+ * DevTools (Performance → Load profile) for the call tree.
+ *
+ * Time spent inside a function's isolate shows as the host frame that entered it
+ * (`enter`, sandbox/isolate.ts): V8's profiler sees one isolate, and the guest runs in another.
+ */
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApiKey, createOrganization } from "../engines/index.ts";
+import { createPostgresStore, migrate } from "../store/index.ts";
+import { FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
+import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
+import { runWrk } from "./lib/wrk.ts";
+
+const TOP = 40;
+const fn = (process.argv[2] ?? "trivial") as FunctionName;
+if (!(fn in FUNCTIONS)) throw new Error(`unknown function ${fn}: ${Object.keys(FUNCTIONS).join(" or ")}`);
+const seconds = Number(process.argv[3] ?? 10);
+const connections = Number(process.argv[4] ?? 32);
+
+const dir = mkdtempSync(join(tmpdir(), "tessera-profile-"));
+const databaseUrl = await benchDatabaseUrl();
+const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
+let secrets: { write: string; read: string };
+try {
+  await migrate(store);
+  const org = await createOrganization(store, { name: `profile-${Date.now()}`, plan: "enterprise" });
+  const write = await createApiKey(store, org.id, { kind: "full_access", name: "profile deploy" });
+  const read = await createApiKey(store, org.id, { kind: "read_only", name: "profile invoke" });
+  secrets = { write: write.secret, read: read.secret };
+} finally {
+  await store.dispose();
+}
+
+const server = await startTesseraApi(databaseUrl, {}, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+try {
+  const deployed = await fetch(`${server.url}/v1/functions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secrets.write}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "profiled", files: { "index.js": FUNCTIONS[fn] } }),
+  });
+  if (deployed.status !== 201)
+    throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+  const report = await runWrk({
+    url: `${server.url}/v1/functions/profiled/invoke/42${QUERY}`,
+    headers: { authorization: `Bearer ${secrets.read}` },
+    connections,
+    warmupMs: 2000,
+    durationMs: seconds * 1000,
+    observePid: server.pid,
+  });
+  const perRequestUs = (cpuS: number) => ((cpuS / report.requests) * 1e6).toFixed(1);
+  console.log(
+    `${fn}: ${Math.round(report.requests / (report.windowMs / 1000)).toLocaleString("en-US")} req/s; ` +
+      `server CPU ${perRequestUs(report.cpuS.server)} µs/request, main thread ${perRequestUs(report.cpuS.serverMainThread)} µs ` +
+      `(under the profiler, which adds its own)`,
+  );
+} finally {
+  await server.stop();
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+// The main thread's profile is the largest (tsx's loader thread writes one too).
+const files = readdirSync(dir).filter((file) => file.endsWith(".cpuprofile"));
+const [file] = files
+  .map((name) => ({ name, text: readFileSync(join(dir, name), "utf8") }))
+  .sort((a, b) => b.text.length - a.text.length);
+if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+const profile = JSON.parse(file.text) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+const selfUs = new Map<number, number>();
+profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const byFunction = new Map<string, number>();
+let busyUs = 0;
+for (const node of profile.nodes) {
+  const us = selfUs.get(node.id) ?? 0;
+  if (node.callFrame.functionName === "(idle)") continue;
+  busyUs += us;
+  const where = node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "");
+  const name = `${node.callFrame.functionName || "(anonymous)"}  ${where}`;
+  byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+}
+console.log(`\nmain thread, busy ${(busyUs / 1e6).toFixed(1)} s (start-up included), self time:`);
+for (const [name, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+  console.log(`${((100 * us) / busyUs).toFixed(1).padStart(5)} %  ${name}`);
+}
+console.log(`\nprofile: ${join(dir, file.name)}`);
