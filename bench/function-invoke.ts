@@ -23,7 +23,15 @@ const SIZES = {
   tiny: { warmupS: 1, durationS: 1, rounds: 1 },
 };
 
-type SubjectKey = "hono" | "workerd" | "workerd-url" | "edge-runtime" | "tessera" | "tessera-url";
+type SubjectKey =
+  | "hono"
+  | "workerd"
+  | "workerd-url"
+  | "edge-runtime"
+  | "tessera"
+  | "tessera-url"
+  | "baseline"
+  | "baseline-url";
 const LABELS: Record<SubjectKey, string> = {
   hono: "anchor: bare Hono on Node",
   workerd: "workerd (Cloudflare)",
@@ -31,6 +39,8 @@ const LABELS: Record<SubjectKey, string> = {
   "edge-runtime": "edge-runtime (Vercel)",
   tessera: "tessera: deployed function",
   "tessera-url": "tessera, URL parsed",
+  baseline: "tessera, --baseline tree",
+  "baseline-url": "tessera, --baseline tree, URL parsed",
 };
 
 interface Subject {
@@ -65,10 +75,11 @@ export const functionInvoke: Benchmark = {
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
     const rounds = Math.max(1, Math.round(numberFlag(options.flags, "rounds", size.rounds)));
     const only = options.flags.subjects?.split(",");
+    const baseline = options.flags.baseline;
     const reports: Partial<Record<SubjectKey, LoadReport>> = {};
     const servers: ListeningProcess[] = [];
     try {
-      const subjects = await startSubjects(servers, only);
+      const subjects = await startSubjects(servers, only, baseline);
       for (const subject of subjects) await expectAnswer(subject);
       options.log(
         `  ${subjects.map((s) => s.key).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
@@ -98,7 +109,11 @@ export const functionInvoke: Benchmark = {
   },
 };
 
-async function startSubjects(servers: ListeningProcess[], only: string[] | undefined): Promise<Subject[]> {
+async function startSubjects(
+  servers: ListeningProcess[],
+  only: string[] | undefined,
+  baseline: string | undefined,
+): Promise<Subject[]> {
   const wanted = (key: SubjectKey) => !only || only.includes(key);
   const subjects: Subject[] = [];
   const started = async (server: Promise<ListeningProcess>) => {
@@ -121,11 +136,15 @@ async function startSubjects(servers: ListeningProcess[], only: string[] | undef
     const edge = await started(startListening([...NODE_TS, SERVERS, "edge-runtime"], {}));
     subjects.push({ key: "edge-runtime", server: edge, path: `/${QUERY}` });
   }
-  if (wanted("tessera") || wanted("tessera-url")) {
-    const { server, headers } = await startTessera(started);
+  // This tree's server, and with --baseline another checkout's, each with both functions.
+  const trees: Array<[SubjectKey, SubjectKey, string | undefined]> = [["tessera", "tessera-url", undefined]];
+  if (baseline) trees.push(["baseline", "baseline-url", baseline]);
+  for (const [trivialKey, urlKey, checkout] of trees) {
+    if (!wanted(trivialKey) && !wanted(urlKey)) continue;
+    const { server, headers } = await startTessera(started, checkout);
     for (const [key, name] of [
-      ["tessera", "bench"],
-      ["tessera-url", "bench-url"],
+      [trivialKey, "bench"],
+      [urlKey, "bench-url"],
     ] as const) {
       if (wanted(key))
         subjects.push({ key, server, headers, path: `/v1/functions/${name}/invoke/42${QUERY}` });
@@ -137,6 +156,7 @@ async function startSubjects(servers: ListeningProcess[], only: string[] | undef
 /** A fresh organization on the bench database, the server, and both functions deployed. */
 async function startTessera(
   started: (server: Promise<ListeningProcess>) => Promise<ListeningProcess>,
+  checkout: string | undefined,
 ): Promise<{ server: ListeningProcess; headers: Record<string, string> }> {
   const databaseUrl = await benchDatabaseUrl();
   const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
@@ -153,7 +173,7 @@ async function startTessera(
   } finally {
     await store.dispose();
   }
-  const server = await started(startTesseraApi(databaseUrl));
+  const server = await started(startTesseraApi(databaseUrl, {}, [], checkout));
   const deployments: Array<[string, FunctionName]> = [
     ["bench", "trivial"],
     ["bench-url", "url"],
@@ -209,6 +229,8 @@ function result(
     workerd: ratio("tessera", "workerd"),
     workerdUrl: ratio("tessera-url", "workerd-url"),
     edgeRuntime: ratio("tessera", "edge-runtime"),
+    baseline: ratio("tessera", "baseline"),
+    baselineUrl: ratio("tessera-url", "baseline-url"),
   };
   const targets = [
     ratios.hono !== undefined && target("tessera req/s ≥ 0.5× bare Hono", ratios.hono, ">=", 0.5, "×"),

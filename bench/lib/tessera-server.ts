@@ -14,9 +14,8 @@ const OWN_BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url));
  * names one (`BENCH_TESSERA=../old npm run bench -- list-overdue`): the same harness,
  * the same load, an older tree's server, for measuring a change side by side.
  */
-function tesseraBin(): string {
-  const other = process.env.BENCH_TESSERA;
-  return other ? join(other, "bin", "tessera.js") : OWN_BIN;
+function tesseraBin(checkout = process.env.BENCH_TESSERA): string {
+  return checkout ? join(checkout, "bin", "tessera.js") : OWN_BIN;
 }
 
 /**
@@ -46,11 +45,12 @@ export async function startTesseraApi(
   databaseUrl: string,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  checkout?: string,
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   try {
     const server = await startListening(
-      [process.execPath, "--no-node-snapshot", ...nodeArgs, tesseraBin(), "serve", "--role", "api"],
+      [process.execPath, "--no-node-snapshot", ...nodeArgs, tesseraBin(checkout), "serve", "--role", "api"],
       {
         DATABASE_URL: databaseUrl,
         TESSERA_SECRET: randomBase62(40),
