@@ -126,32 +126,12 @@ function engine(name: string) {
  */
 let shared: { engines: object; platform: object } | undefined;
 
-/**
- * Each ctx's request, what the shared `snapshot` getter and `waitUntil` act for, kept in a
- * private field stamped onto the plain ctx object (a base constructor that returns its
- * argument makes a subclass's field land on that object; the ctx keeps Object.prototype).
- * A WeakMap did the same, but its entry per request made every young-generation GC of a
- * busy isolate walk thousands of ephemerons.
- */
-class Stamp {
-  constructor(target: object) {
-    return target;
-  }
-}
-class CtxRequest extends Stamp {
-  #state: Slot;
-  constructor(target: object, state: Slot) {
-    super(target);
-    this.#state = state;
-  }
-  static of(ctx: object): Slot | undefined {
-    return #state in ctx ? ctx.#state : undefined;
-  }
-}
+/** Each ctx's request: what the shared `snapshot` getter and `waitUntil` act for. */
+const ctxRequests = new WeakMap<object, Slot>();
 
 /** The request a ctx belongs to; a method called detached (`const { waitUntil } = ctx`) acts for the current one. */
 function requestOf(ctx: unknown): Slot {
-  const state = (typeof ctx === "object" && ctx !== null && CtxRequest.of(ctx)) || requests.current;
+  const state = (typeof ctx === "object" && ctx !== null && ctxRequests.get(ctx)) || requests.current;
   if (!state) throw new Error("ctx is used outside of its request");
   return state as Slot;
 }
@@ -235,7 +215,7 @@ function makeCtx(state: Slot, context: string, requestId: string): Record<string
   ctx.platform = shared.platform;
   Object.defineProperty(ctx, "waitUntil", WAIT_UNTIL);
   Object.defineProperty(ctx, "passThroughOnException", PASS_THROUGH);
-  new CtxRequest(ctx, state);
+  ctxRequests.set(ctx, state);
   return Object.freeze(ctx);
 }
 
