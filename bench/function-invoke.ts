@@ -75,7 +75,9 @@ export const functionInvoke: Benchmark = {
     const durationMs = numberFlag(options.flags, "duration", size.durationS) * 1000;
     const rounds = Math.max(1, Math.round(numberFlag(options.flags, "rounds", size.rounds)));
     const only = options.flags.subjects?.split(",");
-    const baseline = options.flags.baseline;
+    const baseline = options.flags.baseline
+      ? { checkout: options.flags.baseline, node: options.flags["baseline-node"] }
+      : undefined;
     const reports: Partial<Record<SubjectKey, LoadReport>> = {};
     const servers: ListeningProcess[] = [];
     try {
@@ -112,7 +114,7 @@ export const functionInvoke: Benchmark = {
 async function startSubjects(
   servers: ListeningProcess[],
   only: string[] | undefined,
-  baseline: string | undefined,
+  baseline: { checkout: string; node: string | undefined } | undefined,
 ): Promise<Subject[]> {
   const wanted = (key: SubjectKey) => !only || only.includes(key);
   const subjects: Subject[] = [];
@@ -137,11 +139,13 @@ async function startSubjects(
     subjects.push({ key: "edge-runtime", server: edge, path: `/${QUERY}` });
   }
   // This tree's server, and with --baseline another checkout's, each with both functions.
-  const trees: Array<[SubjectKey, SubjectKey, string | undefined]> = [["tessera", "tessera-url", undefined]];
+  const trees: Array<[SubjectKey, SubjectKey, { checkout?: string; node?: string | undefined }]> = [
+    ["tessera", "tessera-url", {}],
+  ];
   if (baseline) trees.push(["baseline", "baseline-url", baseline]);
-  for (const [trivialKey, urlKey, checkout] of trees) {
+  for (const [trivialKey, urlKey, tree] of trees) {
     if (!wanted(trivialKey) && !wanted(urlKey)) continue;
-    const { server, headers } = await startTessera(started, checkout);
+    const { server, headers } = await startTessera(started, tree.checkout, tree.node);
     for (const [key, name] of [
       [trivialKey, "bench"],
       [urlKey, "bench-url"],
@@ -157,6 +161,7 @@ async function startSubjects(
 async function startTessera(
   started: (server: Promise<ListeningProcess>) => Promise<ListeningProcess>,
   checkout: string | undefined,
+  node: string | undefined,
 ): Promise<{ server: ListeningProcess; headers: Record<string, string> }> {
   const databaseUrl = await benchDatabaseUrl();
   const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
@@ -173,7 +178,7 @@ async function startTessera(
   } finally {
     await store.dispose();
   }
-  const server = await started(startTesseraApi(databaseUrl, {}, [], checkout));
+  const server = await started(startTesseraApi(databaseUrl, { checkout, node }));
   const deployments: Array<[string, FunctionName]> = [
     ["bench", "trivial"],
     ["bench-url", "url"],

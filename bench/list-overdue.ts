@@ -77,7 +77,7 @@ export const listOverdue: Benchmark = {
 
       const server = await startTesseraApi(databaseUrl);
       cleanups.unshift(server.stop);
-      const uncached = await startTesseraApi(databaseUrl, { TESSERA_LIST_CACHE_MB: "0" });
+      const uncached = await startTesseraApi(databaseUrl, { env: { TESSERA_LIST_CACHE_MB: "0" } });
       cleanups.unshift(uncached.stop);
       const authorization = `Bearer ${key.secret}`;
       const body = await checkedResponse(store, server.url, authorization, seed.orgId);

@@ -38,7 +38,7 @@ try {
   await store.dispose();
 }
 
-const server = await startTesseraApi(databaseUrl, {}, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+const server = await startTesseraApi(databaseUrl, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
 try {
   const deployed = await fetch(`${server.url}/v1/functions`, {
     method: "POST",

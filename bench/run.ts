@@ -67,7 +67,8 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   isolate-pool: --boots=N --invokes=N --idle=N
   function-invoke: --duration=S --warmup=S --rounds=R --connections=C
                    --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url
-                   --baseline=<checkout> (also its tessera, loaded in the same rounds)`;
+                   --baseline=<checkout> (also its tessera, loaded in the same rounds)
+                   --baseline-node=<node binary> (the baseline's server on another Node.js)`;
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 import { AppError, isAppError } from "../core/index.ts";
 import { createCryptoHost } from "./subtle.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
@@ -101,7 +101,7 @@ export async function createIsolateHost(
   const originMs = performance.now();
   const cpuLimitNs = BigInt(limits.cpuTimeLimitMs) * 1_000_000n;
   let producedCachedData: Uint8Array | undefined;
-  let dispatch: ivm.Reference<(...args: unknown[]) => unknown>;
+  let dispatch: IsolatedVM.Reference<(...args: unknown[]) => unknown>;
   let entering = false;
   let nextSlot = 1;
   const guard = deps.watchdog;
@@ -292,7 +292,7 @@ export async function createIsolateHost(
 
   try {
     const context = spare?.context ?? isolate.createContextSync();
-    const boot = context.global.getSync("__tessera_boot", { reference: true }) as ivm.Reference<
+    const boot = context.global.getSync("__tessera_boot", { reference: true }) as IsolatedVM.Reference<
       (...args: unknown[]) => unknown
     >;
     dispatch = boot.applySync(
@@ -309,7 +309,7 @@ export async function createIsolateHost(
     const script = isolate.compileScriptSync(program.code, {
       filename: program.filename,
       ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    }) as ivm.Script & ivm.CachedDataResult;
+    }) as IsolatedVM.Script & IsolatedVM.CachedDataResult;
     if (script.cachedData) producedCachedData = new Uint8Array(script.cachedData.copy());
     // The top level runs off the Node thread (async run), so a boot that loops cannot stall the service.
     await script.run(context, {

@@ -1,9 +1,9 @@
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 
 /** An isolate from the platform snapshot with a context, in which no tenant code ever ran. */
 export interface BlankIsolate {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
+  isolate: IsolatedVM.Isolate;
+  context: IsolatedVM.Context;
 }
 
 /**
@@ -17,7 +17,7 @@ export interface SpareIsolates {
   /** A blank isolate of this heap size, if one is ready; notes the size so `refill` makes them. */
   take(memoryLimitMb: number): BlankIsolate | undefined;
   /** Makes the missing ones from `snapshot`, one per turn of the event loop (after a cold start). */
-  refill(snapshot: ivm.ExternalCopy<ArrayBuffer>): void;
+  refill(snapshot: IsolatedVM.ExternalCopy<ArrayBuffer>): void;
   /** How many are ready. */
   readonly ready: number;
   /** Disposes the ready ones and makes no more. */
@@ -31,7 +31,7 @@ export function createSpareIsolates(): SpareIsolates {
   let refilling = false;
   let disposed = false;
 
-  function refill(snapshot: ivm.ExternalCopy<ArrayBuffer>): void {
+  function refill(snapshot: IsolatedVM.ExternalCopy<ArrayBuffer>): void {
     if (refilling || disposed) return;
     refilling = true;
     setImmediate(() => {

@@ -1,4 +1,4 @@
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 
 /**
  * A sandbox's watchdog over synchronous guest entries: one loop, in a small isolate
@@ -29,7 +29,7 @@ import ivm from "isolated-vm";
  */
 export interface Watchdog {
   /** Hands an isolate to the watchdog; returns the id its entries are armed with (0 once disposed: never covered). */
-  register(isolate: ivm.Isolate): number;
+  register(isolate: IsolatedVM.Isolate): number;
   /** The isolate is gone: the watchdog lets go of its handle. */
   forget(id: number): void;
   /**
@@ -117,10 +117,10 @@ globalThis.watch = () => {
 `;
 
 interface Loop {
-  isolate: ivm.Isolate;
-  register: ivm.Reference<(id: number, isolate: ivm.Isolate) => void>;
-  forget: ivm.Reference<(id: number) => void>;
-  watch: ivm.Reference<() => void>;
+  isolate: IsolatedVM.Isolate;
+  register: IsolatedVM.Reference<(id: number, isolate: IsolatedVM.Isolate) => void>;
+  forget: IsolatedVM.Reference<(id: number) => void>;
+  watch: IsolatedVM.Reference<() => void>;
 }
 
 export function createWatchdog(): Watchdog {
@@ -128,7 +128,7 @@ export function createWatchdog(): Watchdog {
   const words = new Int32Array(shared, 0, 8);
   const deadline = new Float64Array(shared, DEADLINE_BYTE, 1);
   /** Every isolate registered and not forgotten; `handedOver` are those the current loop isolate holds. */
-  const live = new Map<number, ivm.Isolate>();
+  const live = new Map<number, IsolatedVM.Isolate>();
   const handedOver = new Set<number>();
   const forgotten = new Set<number>();
   let loop: Loop | undefined;
@@ -145,7 +145,8 @@ export function createWatchdog(): Watchdog {
     const context = isolate.createContextSync();
     context.global.setSync("shared", new ivm.ExternalCopy(shared).copyInto());
     context.evalSync(PROGRAM);
-    const get = <T>(name: string) => context.global.getSync(name, { reference: true }) as ivm.Reference<T>;
+    const get = <T>(name: string) =>
+      context.global.getSync(name, { reference: true }) as IsolatedVM.Reference<T>;
     return { isolate, register: get("register"), forget: get("forget"), watch: get("watch") };
   }
 

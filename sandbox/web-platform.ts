@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild-wasm";
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 
 /** The in-isolate web platform, bundled and frozen into a V8 startup snapshot (one per sandbox). */
 export interface GuestPlatform {
@@ -13,7 +13,7 @@ export interface GuestPlatform {
   code: string;
   /** sha256 of `code`, hex: names this platform build. */
   hash: string;
-  snapshot: ivm.ExternalCopy<ArrayBuffer>;
+  snapshot: IsolatedVM.ExternalCopy<ArrayBuffer>;
   /** Modules kept out of the snapshot, handed to a guest on first use (op "module"). */
   modules: { tr46: string };
 }
@@ -119,7 +119,8 @@ async function bundle(): Promise<string> {
 const ONE_LETTER = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$"];
 
 /**
- * isolated-vm 5's snapshots lose one-character names: a function compiled lazily after
+ * isolated-vm 5's snapshots lose one-character names (6 and 7 not checked: the renaming costs
+ * nothing at run time, so it stays for every major): a function compiled lazily after
  * the snapshot cannot resolve an outer variable named `L` (nor a global `K`), because
  * V8 compares internalized names by identity and the snapshot's one-character strings
  * are not the canonical ones any more. Pre-minified packages (web-streams-polyfill) are

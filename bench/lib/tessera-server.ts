@@ -36,21 +36,30 @@ export async function benchDatabaseUrl(): Promise<string> {
   return "postgres://postgres@127.0.0.1:5432/tessera_bench";
 }
 
+/** How to start a benchmark's Tessera server; every field is optional. */
+export interface TesseraApiOptions {
+  /** Environment beside the defaults (database, scratch data dir, unthrottled rate limits). */
+  env?: Record<string, string>;
+  /** Node flags before the CLI (`--cpu-prof`); `--no-node-snapshot` is always there. */
+  nodeArgs?: string[];
+  /** Another checkout's server (`BENCH_TESSERA` when not given). */
+  checkout?: string;
+  /** The Node.js binary (this process's when not given): Node 20 and Node 24 side by side. */
+  node?: string;
+}
+
 /**
  * `tessera serve --role api` in a child process on PostgreSQL, with rate limits
- * that count but never refuse, on a scratch data dir removed at stop. `nodeArgs`
- * go to Node before the CLI (`--no-node-snapshot`, which isolated-vm needs).
+ * that count but never refuse, on a scratch data dir removed at stop.
  */
 export async function startTesseraApi(
   databaseUrl: string,
-  env: Record<string, string> = {},
-  nodeArgs: string[] = [],
-  checkout?: string,
+  { env = {}, nodeArgs = [], checkout, node = process.execPath }: TesseraApiOptions = {},
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   try {
     const server = await startListening(
-      [process.execPath, "--no-node-snapshot", ...nodeArgs, tesseraBin(checkout), "serve", "--role", "api"],
+      [node, "--no-node-snapshot", ...nodeArgs, tesseraBin(checkout), "serve", "--role", "api"],
       {
         DATABASE_URL: databaseUrl,
         TESSERA_SECRET: randomBase62(40),

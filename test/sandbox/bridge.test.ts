@@ -1,4 +1,4 @@
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "../../sandbox/isolated-vm/index.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, type IsolateHost } from "../../sandbox/index.ts";
 import { failure, hostFor, json, recordingIO, request, SANDBOX_OPTIONS, text } from "./helpers.ts";
@@ -25,7 +25,7 @@ describe("applySync entries", () => {
       const entry = context.evalSync(
         "(function () { (async () => { await null; for (;;) {} })(); return 'returned'; })",
         { reference: true },
-      ) as ivm.Reference<() => string>;
+      ) as IsolatedVM.Reference<() => string>;
       expect(() => entry.applySync(undefined, [], { timeout: 50 })).toThrow(/Script execution timed out/);
     } finally {
       isolate.dispose();

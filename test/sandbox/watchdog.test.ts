@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import ivm from "isolated-vm";
+import ivm, { type IsolatedVM } from "../../sandbox/isolated-vm/index.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWatchdog, type Watchdog } from "../../sandbox/watchdog.ts";
 import { failure, hostFor, LIMITS, recordingIO, request, testSandbox } from "./helpers.ts";
 
 /** isolated-vm's own timeout, far past the watchdog's deadlines: a broken watchdog fails a test instead of hanging it. */
 const SAFETY_NET_MS = 10_000;
-const isolates: ivm.Isolate[] = [];
+const isolates: IsolatedVM.Isolate[] = [];
 const dogs: Watchdog[] = [];
 
 afterEach(() => {
@@ -15,7 +15,7 @@ afterEach(() => {
   for (const isolate of isolates.splice(0)) if (!isolate.isDisposed) isolate.dispose();
 });
 
-function setup(): { dog: Watchdog; isolate: ivm.Isolate; run: (code: string) => unknown; id: number } {
+function setup(): { dog: Watchdog; isolate: IsolatedVM.Isolate; run: (code: string) => unknown; id: number } {
   const dog = createWatchdog();
   dogs.push(dog);
   const isolate = new ivm.Isolate({ memoryLimit: 16 });
