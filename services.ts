@@ -28,12 +28,15 @@ import {
   createResourceServices,
   latestSnapshot,
   PLATFORM_EVENT_TYPES,
+  createSyncPlanner,
+  createSyncService,
   type CatalogSource,
   type ListCache,
 } from "./engines/index.ts";
 import {
   createFunctionHost,
   createFunctionInvoker,
+  createSyncFunctionTools,
   createFunctionService,
   FUNCTION_EVENT_TYPES,
   RUN_QUEUE,
@@ -153,6 +156,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
         config: config.functions,
         onChange: (orgId, functionId) => invoker.forget(orgId, functionId),
       }),
+      sync: createSyncService({
+        store,
+        clock,
+        services: resources,
+        config: config.sync,
+        planner: createSyncPlanner(config.sync),
+        log,
+        functionTools: createSyncFunctionTools({ store, invoker, origin: syncOrigin(config) }),
+      }),
       adminToken: options.adminToken,
       ready: async () => (await pendingMigrations(store)).length === 0,
       api: () => (api ??= createApi(services)),
@@ -268,4 +280,12 @@ async function queueMetrics(store: Store, now: Date): Promise<MetricSample[]> {
       value: runs.lagSeconds,
     },
   ];
+}
+
+/**
+ * The origin a function tool's request names (`{origin}/v1/functions/{name}/invoke`): the public URL
+ * when one is configured, else the address this node listens on.
+ */
+function syncOrigin(config: Config): string {
+  return config.publicUrl ?? `http://${config.host}:${config.port}`;
 }

@@ -22,6 +22,7 @@ import { apiKeyRoutes, meRoutes } from "./routes/credentials.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 import { functionRoutes } from "./routes/functions.ts";
+import { syncRoutes } from "./routes/sync.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 /** The API role's HTTP face: the app, and the socket adapter of the invocation path. */
@@ -81,6 +82,7 @@ export function createApi(deps: ApiDeps): Api {
     "/v1/intelligence/snapshots",
     intelligenceRoutes(deps, (orgId) => deps.invoker.forgetSnapshot(orgId)),
   );
+  app.route("/v1/sync", syncRoutes(deps.sync, deps.log));
   for (const service of deps.resources.values()) {
     app.route(`/v1/${service.definition.name}`, resourceRoutes(service));
   }

@@ -1,5 +1,11 @@
 import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
-import type { AnyResourceService, EngineStateService, EventType, KeyPrincipal } from "../engines/index.ts";
+import type {
+  AnyResourceService,
+  EngineStateService,
+  EventType,
+  KeyPrincipal,
+  SyncService,
+} from "../engines/index.ts";
 import type { FunctionInvoker, FunctionService } from "../runtime/index.ts";
 import type { Store } from "../store/index.ts";
 import type { WebhookDeliveryService, WebhookEndpointService } from "../webhooks/index.ts";
@@ -32,6 +38,8 @@ export interface ApiDeps {
   functions: FunctionService;
   /** Runs the organization's functions. */
   invoker: FunctionInvoker;
+  /** SYNC, the agent: chat, approvals, the audit record. */
+  sync: SyncService;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */

@@ -17,6 +17,7 @@ import { createContacts } from "./create-contacts.ts";
 import { functionInvoke } from "./function-invoke.ts";
 import { isolatePool } from "./isolate-pool.ts";
 import { listOverdue } from "./list-overdue.ts";
+import { syncPlanner } from "./sync-planner.ts";
 import { webhookDelivery } from "./webhook-delivery.ts";
 import { setProcessV8Flags } from "../sandbox/index.ts";
 import type { Benchmark, BenchResult } from "./lib/report.ts";
@@ -28,6 +29,7 @@ const BENCHMARKS: Benchmark[] = [
   webhookDelivery,
   isolatePool,
   functionInvoke,
+  syncPlanner,
 ];
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
@@ -65,6 +67,7 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   auth-overhead: --requests=N
   webhook-delivery: --deliveries=N --samples=S
   isolate-pool: --boots=N --invokes=N --idle=N
+  sync-planner: --records=N (per resource) --rounds=R
   function-invoke: --duration=S --warmup=S --rounds=R --connections=C
                    --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url
                    --baseline=<checkout> (also its tessera, loaded in the same rounds)

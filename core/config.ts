@@ -107,6 +107,19 @@ export const EnvSchema = z
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
     TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
     TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
+    TESSERA_SYNC_LLM_URL: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), "must be an http(s) URL")
+      .optional(),
+    TESSERA_SYNC_LLM_MODEL: z.string().min(1).optional(),
+    TESSERA_SYNC_LLM_API_KEY: z.string().min(1).optional(),
+    TESSERA_SYNC_LLM_TIMEOUT_MS: int(30_000, 1),
+    TESSERA_SYNC_LLM_MAX_STEPS: int(8, 1),
+    TESSERA_SYNC_LLM_MAX_TOKENS: int(1_024, 16),
+    TESSERA_SYNC_ACTION_TTL_MS: int(15 * 60_000, 1_000),
+    TESSERA_SYNC_MAX_MESSAGE_CHARS: int(4_000, 1),
+    TESSERA_SYNC_MAX_TURNS: int(50, 1),
   })
   .refine(
     (env) =>
@@ -118,6 +131,10 @@ export const EnvSchema = z
       path: ["TESSERA_FUNCTION_MEMORY_MB"],
     },
   )
+  .refine((env) => !env.TESSERA_SYNC_LLM_URL || env.TESSERA_SYNC_LLM_MODEL, {
+    message: "TESSERA_SYNC_LLM_MODEL is required when TESSERA_SYNC_LLM_URL is set",
+    path: ["TESSERA_SYNC_LLM_MODEL"],
+  })
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
     message: "TESSERA_SECRET is required when DATABASE_URL is set",
     path: ["TESSERA_SECRET"],
@@ -161,6 +178,33 @@ export interface Config {
   /** Snapshots older than this are purged (an organization's latest is always kept). */
   readonly snapshotRetentionDays: number;
   readonly functions: FunctionConfig;
+  readonly sync: SyncConfig;
+}
+
+/** SYNC, the agent: its limits, and the model it may use (none by default: the built-in planner). */
+export interface SyncConfig {
+  /** An OpenAI-compatible Chat Completions endpoint (Ollama, llama.cpp, vLLM, a hosted API), or none. */
+  readonly llm: SyncLlmConfig | undefined;
+  /** A proposed action not approved within this long is `expired`. */
+  readonly actionTtlMs: number;
+  /** Longest message `POST /v1/sync/chat` takes (longer: 413). */
+  readonly maxMessageChars: number;
+  /** Turns one conversation may hold; a longer one is refused (start a new conversation). */
+  readonly maxTurns: number;
+}
+
+export interface SyncLlmConfig {
+  /** Base URL, e.g. `http://127.0.0.1:11434/v1`; the client posts to `{url}/chat/completions`. */
+  readonly url: string;
+  readonly model: string;
+  /** Sent as `Authorization: Bearer …`; never logged. */
+  readonly apiKey: string | undefined;
+  /** One model request's deadline. */
+  readonly timeoutMs: number;
+  /** Model round trips (tool calls) per message. */
+  readonly maxSteps: number;
+  /** `max_tokens` per model request. */
+  readonly maxTokens: number;
 }
 
 /** Edge functions' limits (defaults a deploy gets, maxima it may ask for) and the isolate pool. */
@@ -254,6 +298,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleTimeoutMs: e.TESSERA_FUNCTION_IDLE_TIMEOUT_MS,
       runConcurrency: e.TESSERA_FUNCTION_RUN_CONCURRENCY,
       cronCatchUpHours: e.TESSERA_FUNCTION_CRON_CATCHUP_HOURS,
+    }),
+    sync: Object.freeze({
+      llm:
+        e.TESSERA_SYNC_LLM_URL && e.TESSERA_SYNC_LLM_MODEL
+          ? Object.freeze({
+              url: e.TESSERA_SYNC_LLM_URL.replace(/\/+$/, ""),
+              model: e.TESSERA_SYNC_LLM_MODEL,
+              apiKey: e.TESSERA_SYNC_LLM_API_KEY,
+              timeoutMs: e.TESSERA_SYNC_LLM_TIMEOUT_MS,
+              maxSteps: e.TESSERA_SYNC_LLM_MAX_STEPS,
+              maxTokens: e.TESSERA_SYNC_LLM_MAX_TOKENS,
+            })
+          : undefined,
+      actionTtlMs: e.TESSERA_SYNC_ACTION_TTL_MS,
+      maxMessageChars: e.TESSERA_SYNC_MAX_MESSAGE_CHARS,
+      maxTurns: e.TESSERA_SYNC_MAX_TURNS,
     }),
   });
 }

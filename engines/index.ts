@@ -7,6 +7,7 @@ import { communications } from "./growth/communications.ts";
 import { contacts } from "./growth/contacts.ts";
 import { deals } from "./growth/deals.ts";
 import { API_KEY_EVENT_TYPES } from "./tenancy/api-keys.ts";
+import { SYNC_EVENT_TYPES } from "./sync/schema.ts";
 import { candidates } from "./talent/candidates.ts";
 import { skills } from "./talent/skills.ts";
 import type { ListCache } from "./list-cache.ts";
@@ -69,6 +70,7 @@ export * from "./intelligence/schema.ts";
 export * from "./intelligence/compute.ts";
 export * from "./intelligence/snapshots.ts";
 export * from "./intelligence/jobs.ts";
+export * from "./sync/index.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
-export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES];
+export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES, ...SYNC_EVENT_TYPES];

@@ -316,7 +316,11 @@ function countsTable(
   return counts.table;
 }
 
-function buildWhere(
+/**
+ * The WHERE clause of a list query (organization first, as `$1`): what a list pages, and what
+ * SYNC's counts and sums group (engines/sync/tools/records.ts).
+ */
+export function buildWhere(
   definition: ResourceDefinition<unknown, unknown, unknown>,
   orgId: string,
   query: ListQuery,

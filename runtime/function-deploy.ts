@@ -16,8 +16,14 @@ import {
   requireFunction,
   upsertFunction,
 } from "./function-queries.ts";
-import { parseLimits, parseTriggers, type FunctionRow } from "./function-rows.ts";
-import type { FunctionAuth, FunctionDeploy, FunctionObject, Trigger } from "./function-schemas.ts";
+import { parseLimits, parseTool, parseTriggers, type FunctionRow } from "./function-rows.ts";
+import type {
+  FunctionAuth,
+  FunctionDeploy,
+  FunctionObject,
+  FunctionTool,
+  Trigger,
+} from "./function-schemas.ts";
 import { checkTriggers, subscribe } from "./triggers.ts";
 
 /**
@@ -114,19 +120,20 @@ async function writeDeployment(tx: Queryable, write: DeployWrite): Promise<Funct
   return object;
 }
 
-/** Left out, auth, limits and triggers stay what the serving deployment had (a new function: key, defaults, none). */
+/** Left out, auth, limits, triggers and tool stay what the serving deployment had (a new function: key, defaults, none). */
 function carriedSettings(
   input: FunctionDeploy,
   before: FunctionRow | undefined,
   config: FunctionConfig,
-): { auth: FunctionAuth; limits: FunctionLimits; triggers: Trigger[] } {
+): { auth: FunctionAuth; limits: FunctionLimits; triggers: Trigger[]; tool: FunctionTool | null } {
   const auth = input.auth ?? before?.auth ?? "key";
   const limits = resolveLimits(
     { ...(before ? parseLimits(before.limits) : config.defaultLimits), ...input.limits },
     config.maxLimits,
   );
   const triggers = input.triggers ?? (before ? parseTriggers(before.triggers) : []);
-  return { auth, limits, triggers };
+  const tool = input.tool === undefined ? (before ? parseTool(before.tool) : null) : input.tool;
+  return { auth, limits, triggers, tool };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { DEPLOYMENT_LIST, FUNCTION_LIST } from "./function-schemas.ts";
 import type { Queryable } from "../store/index.ts";
 import {
+  parseTool,
   parseTriggers,
   renderDeployment,
   renderFunction,
@@ -17,7 +18,14 @@ import {
   type DeploymentRow,
   type FunctionRow,
 } from "./function-rows.ts";
-import type { Deployment, FunctionAuth, FunctionObject, SecretInfo, Trigger } from "./function-schemas.ts";
+import type {
+  Deployment,
+  FunctionAuth,
+  FunctionObject,
+  FunctionTool,
+  SecretInfo,
+  Trigger,
+} from "./function-schemas.ts";
 
 /**
  * The SQL of functions, their deployments and their secrets, one named function per
@@ -26,13 +34,13 @@ import type { Deployment, FunctionAuth, FunctionObject, SecretInfo, Trigger } fr
  */
 
 /** A function and the deployment it serves: a `FunctionRow`. */
-const FUNCTION_COLUMNS = `f.*, d.entrypoint, d.auth, d.limits, d.triggers, octet_length(d.code) AS bundle_bytes,
+const FUNCTION_COLUMNS = `f.*, d.entrypoint, d.auth, d.limits, d.triggers, d.tool, octet_length(d.code) AS bundle_bytes,
     d.created_at AS deployed_at`;
 const FUNCTION_FROM = `functions f
   JOIN function_deployments d ON d.function_id = f.id AND d.version = f.active_version`;
 
 const DEPLOYMENT_COLUMNS =
-  "id, function_id, version, entrypoint, auth, limits, triggers, octet_length(code) AS bundle_bytes, code_sha256, files, warnings, created_at";
+  "id, function_id, version, entrypoint, auth, limits, triggers, tool, octet_length(code) AS bundle_bytes, code_sha256, files, warnings, created_at";
 
 /** The function `ref` names (its name, or its id `fn_…`) with its serving deployment; `lock` takes the row. */
 export async function findFunction(
@@ -114,6 +122,7 @@ export interface NewDeployment {
   files: Deployment["files"];
   warnings: string[];
   triggers: readonly Trigger[];
+  tool: FunctionTool | null;
   deployedBy: string | null;
   now: Date;
 }
@@ -121,9 +130,9 @@ export interface NewDeployment {
 export async function insertDeployment(tx: Queryable, d: NewDeployment): Promise<void> {
   await tx.query(
     `INSERT INTO function_deployments (id, org_id, function_id, version, entrypoint, auth, limits, code,
-       code_sha256, files, warnings, created_at, triggers, deployed_by)
+       code_sha256, files, warnings, created_at, triggers, deployed_by, tool)
      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10::jsonb, $11::jsonb, $12::timestamptz,
-       $13::jsonb, $14)`,
+       $13::jsonb, $14, $15::jsonb)`,
     [
       newId("fdep"),
       d.orgId,
@@ -139,8 +148,21 @@ export async function insertDeployment(tx: Queryable, d: NewDeployment): Promise
       d.now.toISOString(),
       d.triggers,
       d.deployedBy,
+      d.tool,
     ],
   );
+}
+
+/** The organization's functions whose serving deployment offers a tool to SYNC, by name. */
+export async function selectFunctionTools(
+  db: Queryable,
+  orgId: string,
+): Promise<Array<{ name: string; tool: FunctionTool }>> {
+  const rows = await db.query<{ name: string; tool: unknown }>(
+    `SELECT f.name, d.tool FROM ${FUNCTION_FROM} WHERE f.org_id = $1 AND d.tool IS NOT NULL ORDER BY f.name`,
+    [orgId],
+  );
+  return rows.map((row) => ({ name: row.name, tool: parseTool(row.tool)! }));
 }
 
 /** Deletes the function; its deployments, secrets, logs and runs go with it (cascade). */

@@ -3,7 +3,9 @@ import type { FunctionLimits } from "../core/index.ts";
 import { rfc, rfcOrNull } from "../engines/index.ts";
 import {
   FunctionLimitsSchema,
+  FunctionToolSchema,
   TriggerSchema,
+  type FunctionTool,
   type Deployment,
   type FunctionAuth,
   type FunctionLog,
@@ -39,6 +41,8 @@ export interface FunctionRow {
   limits: unknown;
   /** jsonb: `Trigger[]` */
   triggers: unknown;
+  /** jsonb: `FunctionTool`, or null */
+  tool: unknown;
   bundle_bytes: number;
   deployed_at: Date;
 }
@@ -52,6 +56,7 @@ export interface DeploymentRow {
   auth: FunctionAuth;
   limits: unknown;
   triggers: unknown;
+  tool: unknown;
   bundle_bytes: number;
   code_sha256: string;
   files: Deployment["files"];
@@ -104,6 +109,11 @@ export function parseLimits(column: unknown): FunctionLimits {
   return FunctionLimitsSchema.parse(column);
 }
 
+/** A `tool` column: the tool a deploy checked, or null. */
+export function parseTool(column: unknown): FunctionTool | null {
+  return column === null || column === undefined ? null : FunctionToolSchema.parse(column);
+}
+
 /** A `triggers` column: the triggers a deploy checked. */
 export function parseTriggers(column: unknown): Trigger[] {
   return TriggersSchema.parse(column);
@@ -124,6 +134,7 @@ export function renderFunction(row: FunctionRow): FunctionObject {
     entrypoint: row.entrypoint,
     limits: parseLimits(row.limits),
     triggers: parseTriggers(row.triggers),
+    tool: parseTool(row.tool),
     bundle_bytes: Number(row.bundle_bytes),
     invoke_path: `/v1/functions/${invokeRef}/invoke`,
     deployed_at: rfc(row.deployed_at),
@@ -142,6 +153,7 @@ export function renderDeployment(row: DeploymentRow, activeVersion: number): Dep
     auth: row.auth,
     limits: parseLimits(row.limits),
     triggers: parseTriggers(row.triggers),
+    tool: parseTool(row.tool),
     bundle_bytes: Number(row.bundle_bytes),
     sha256: row.code_sha256,
     files: row.files,

@@ -55,6 +55,33 @@ export const CronTriggerSchema = z
 export const TriggerSchema = z.discriminatedUnion("type", [EventTriggerSchema, CronTriggerSchema]);
 export type Trigger = z.infer<typeof TriggerSchema>;
 
+/** Largest JSON Schema a function tool may declare (the model reads it with every message). */
+export const MAX_TOOL_SCHEMA_BYTES = 16 * 1024;
+
+/**
+ * A function offered to SYNC as a tool: SYNC calls it with JSON arguments as a POST, acting as the
+ * caller (read_only), or proposes the call for approval (anything else is a write).
+ */
+export const FunctionToolSchema = z
+  .object({
+    description: z.string().trim().min(1).max(1_000).meta({ description: "What it does, for the planner" }),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .refine((schema) => schema.type === "object", "must be a JSON Schema of type object")
+      .refine(
+        (schema) => JSON.stringify(schema).length <= MAX_TOOL_SCHEMA_BYTES,
+        `must be at most ${MAX_TOOL_SCHEMA_BYTES} bytes as JSON`,
+      )
+      .meta({ description: "JSON Schema (type object) of the arguments it takes as its JSON body" }),
+    read_only: z
+      .boolean()
+      .default(false)
+      .meta({ description: "Changes nothing: SYNC may call it without approval" }),
+  })
+  .strict()
+  .meta({ id: "FunctionTool" });
+export type FunctionTool = z.infer<typeof FunctionToolSchema>;
+
 export const FunctionDeploySchema = z
   .object({
     name: FunctionNameSchema,
@@ -67,6 +94,10 @@ export const FunctionDeploySchema = z
       .max(MAX_TRIGGERS)
       .optional()
       .meta({ description: "Runs beyond HTTP (events, cron); left out, the serving deployment's are kept" }),
+    tool: FunctionToolSchema.nullable().optional().meta({
+      description:
+        "Offer the function to SYNC as a tool; null removes it, left out keeps the serving deployment's",
+    }),
     metadata: MetadataSchema.optional(),
   })
   .strict()
@@ -84,6 +115,7 @@ export const FunctionSchema = z
     entrypoint: z.string(),
     limits: FunctionLimitsSchema,
     triggers: z.array(TriggerSchema),
+    tool: FunctionToolSchema.nullable(),
     bundle_bytes: z.number().int(),
     invoke_path: z
       .string()
@@ -107,6 +139,7 @@ export const DeploymentSchema = z
     auth: z.enum(FUNCTION_AUTH),
     limits: FunctionLimitsSchema,
     triggers: z.array(TriggerSchema),
+    tool: FunctionToolSchema.nullable(),
     bundle_bytes: z.number().int(),
     sha256: z.string(),
     files: z.array(z.object({ path: z.string(), bytes: z.number().int() })),

@@ -15,3 +15,4 @@ export { purgeFunctionLogs } from "./log-queries.ts";
 export * from "./function-host.ts";
 export * from "./housekeeping.ts";
 export * from "./guarded-http.ts";
+export * from "./sync-function-tools.ts";

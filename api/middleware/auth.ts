@@ -119,10 +119,13 @@ export async function limitRate(
   return headers;
 }
 
-/** GET/HEAD need `<name>:read`; every other method needs `<name>:write`. */
-export function requireScope(name: ScopeName): MiddlewareHandler<AppEnv> {
+/**
+ * GET/HEAD need `<name>:read`; every other method needs `<name>:write`, unless `fixed` says which
+ * (asking SYNC is a POST that changes nothing: `sync:read`).
+ */
+export function requireScope(name: ScopeName, fixed?: "read" | "write"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const access = c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "write";
+    const access = fixed ?? (c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "write");
     if (!hasScope(c.get("principal").scopes, name, access)) {
       throw new AppError("insufficient_scope", `This key lacks the ${name}:${access} scope`, {
         headers: {

@@ -107,6 +107,27 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
       if (org === owner)
         targets.set("intelligence/snapshots", { id: snapshot.body.id, snapshot: snapshot.body });
     }
+    for (const org of [owner, intruder]) {
+      const asked = await t.request("POST", "/v1/sync/chat", {
+        key: org.key,
+        body: { message: "Create a contact Sync Isolation, sync@example.com" },
+      });
+      expect(asked.status, asked.text).toBe(200);
+      expect(asked.body.actions, asked.text).toHaveLength(1);
+      if (org === owner) {
+        const action = asked.body.actions[0].id as string;
+        targets.set("sync/actions", { id: action, snapshot: await read("sync/actions", action) });
+        targets.set("sync/interactions", {
+          id: asked.body.id,
+          snapshot: await read("sync/interactions", asked.body.id),
+        });
+        const conversation = asked.body.conversation_id as string;
+        targets.set("sync/conversations", {
+          id: conversation,
+          snapshot: await read("sync/conversations", conversation),
+        });
+      }
+    }
     const events = await t.request("GET", "/v1/events?per_page=1", { key: owner.key });
     targets.set("events", { id: events.body.data[0].id, snapshot: events.body.data[0] });
     ownerIds.push(owner.id, ...[...targets.values()].map((target) => target.id));

@@ -15,7 +15,8 @@ interface Operation {
 /** Whether the operation's success is an event stream (read its status, never its whole body). */
 function streams(op: Operation): boolean {
   const ok = op.responses["200"] as { content?: Record<string, unknown> } | undefined;
-  return ok?.content?.["text/event-stream"] !== undefined;
+  // Only an endless stream (no JSON answer to ask for instead): SYNC's chat streams on request only.
+  return ok?.content?.["text/event-stream"] !== undefined && ok.content["application/json"] === undefined;
 }
 
 interface Documented {

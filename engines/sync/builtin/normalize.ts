@@ -1,0 +1,174 @@
+/**
+ * A message made comparable: typographic quotes straightened, contractions expanded, polite
+ * filler dropped ("could you please", "I'd like to know"), then cut into tokens that keep their
+ * place in the text. Case is kept in `text` (names and emails are written as given) and folded in
+ * `lower`, which has the same length, so an offset found in one is valid in the other.
+ */
+
+export interface Token {
+  /** As written, a possessive "'s" removed: "Ava's" → "Ava". */
+  raw: string;
+  /** Lowercase, accents removed. */
+  word: string;
+  /** `word` in the singular: "invoices" → "invoice", "companies" → "company". */
+  stem: string;
+  /** Written with a possessive "'s". */
+  possessive: boolean;
+  start: number;
+  end: number;
+}
+
+export interface Normalized {
+  /** What the user wrote. */
+  original: string;
+  /** Cleaned, filler removed, case kept. */
+  text: string;
+  /** `text` in lowercase, offset for offset. */
+  lower: string;
+  tokens: Token[];
+  /** Asked as a question ("is…", "how many…", or ending in "?"). */
+  question: boolean;
+}
+
+const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
+  [/\bwon['’]t\b/gi, "will not"],
+  [/\bcan['’]t\b/gi, "cannot"],
+  [/\bshan['’]t\b/gi, "shall not"],
+  [/\b(\w+)n['’]t\b/gi, "$1 not"],
+  [/\blet['’]s\b/gi, "let us"],
+  [/\b(it|that|what|who|where|when|how|there|here|which)['’]s\b/gi, "$1 is"],
+  [/\b(\w+)['’]re\b/gi, "$1 are"],
+  [/\b(\w+)['’]ve\b/gi, "$1 have"],
+  [/\b(\w+)['’]ll\b/gi, "$1 will"],
+  [/\b(i|you|we|they|he|she|it)['’]d\b/gi, "$1 would"],
+  [/\bi['’]m\b/gi, "i am"],
+];
+
+/** Requests for a read phrased with a verb that could start a change ("make me a list of…"). */
+const REWRITES: ReadonlyArray<[RegExp, string]> = [
+  [
+    /\b(?:make|give|get|prepare|send|build) me (?:a |an |the )?(list|summary|rundown|breakdown|overview|report)\b/gi,
+    "$1",
+  ],
+  [/\b(?:send|email|text|mail) me\b/gi, "show me"],
+];
+
+/**
+ * Filler, longest first: it carries no meaning for the question. "Tell me about X" keeps its
+ * "about", which says X is what the question is on.
+ */
+const FILLER: readonly RegExp[] = [
+  /\bwhat (?:can|could) you tell me about\b/gi,
+  /\b(?:hey|hi|hello|yo|ok(?:ay)?|alright|so|right)\s*(?:there\s*)?(?:sync)?\s*[,!:]\s*/gi,
+  /\b(?:could|can|would|will) you (?:please )?(?:kindly )?(?:tell me|let me know|give me|show me|find out|check)\b/gi,
+  /\b(?:could|can|would|will) you\b/gi,
+  /\b(?:i would|i'd|we would) like (?:you )?to (?:know|see|find out)\b/gi,
+  /\b(?:i|we) (?:want|need|wish|would like|would love|am trying|are trying) (?:you )?to (?:know|see|find out|check)\b/gi,
+  /\b(?:i|we) (?:want|need|wish|would like|would love|have) (?:you )?to\b/gi,
+  /\b(?:let us|go ahead and|help me|please go ahead and)\b/gi,
+  /\b(?:do you know|i wonder|i was wondering|any idea|quick question|real quick|if you can|if possible)\b/gi,
+  /\b(?:let me know|tell me|show me|give me|get me|pull up|bring up)\b/gi,
+  /\b(?:please|pls|plz|kindly|thanks|thank you|cheers)\b/gi,
+  /\b(?:for me|right now|at the moment|currently|for now|as of today|as of now)\b/gi,
+];
+
+const QUESTION_START =
+  /^(?:what|which|who|whom|whose|how|when|where|why|is|are|was|were|do|does|did|has|have|had|can|could|should|shall|will|would|any|about)\b/i;
+
+/** Tokens: words, numbers, invoice numbers, emails, ISO dates; inner - . @ _ + ' kept. */
+const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}]|[-.@_+'’&](?=[\p{L}\p{N}]))*/gu;
+
+export function normalize(message: string): Normalized {
+  let text = message
+    .normalize("NFKC")
+    .replace(/[‘’`´]/g, "'")
+    .replace(/[“”«»„]/g, '"')
+    .replace(/[–—]/g, " - ")
+    .replace(/\s+/g, " ")
+    .trim();
+  for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
+  const asked = /\?\s*$/.test(text);
+  for (const [pattern, replacement] of REWRITES) text = text.replace(pattern, replacement);
+  for (const pattern of FILLER) text = text.replace(pattern, " ");
+  text = text
+    .replace(/\s+([,.?!;:])/g, "$1")
+    .replace(/^[\s,.;:!-]+/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  const lower = lowerSameLength(text);
+  const question = asked || QUESTION_START.test(text);
+  return { original: message, text, lower, tokens: tokenize(text), question };
+}
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const match of text.matchAll(TOKEN)) {
+    const raw = match[0].replace(/'s$|'$/i, "");
+    if (!raw) continue;
+    const word = fold(raw);
+    const possessive = raw.length < match[0].length;
+    tokens.push({
+      raw,
+      word,
+      stem: stem(word),
+      possessive,
+      start: match.index,
+      end: match.index + raw.length,
+    });
+  }
+  return tokens;
+}
+
+/** Lowercase without changing the length (a few letters lowercase to two code units). */
+export function lowerSameLength(text: string): string {
+  let out = "";
+  for (const char of text) {
+    const lowered = char.toLowerCase();
+    out += lowered.length === char.length ? lowered : char;
+  }
+  return out;
+}
+
+/** Lowercase, accents removed: "García" → "garcia". */
+export function fold(word: string): string {
+  return word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+const IRREGULAR: Readonly<Record<string, string>> = {
+  people: "person",
+  men: "man",
+  women: "woman",
+  children: "child",
+  analytics: "analytics",
+  logistics: "logistics",
+  status: "status",
+  business: "business",
+  news: "news",
+  sales: "sales",
+  series: "series",
+  this: "this",
+  is: "is",
+  was: "was",
+  has: "has",
+  does: "does",
+  us: "us",
+  always: "always",
+  plus: "plus",
+  bonus: "bonus",
+  focus: "focus",
+  address: "address",
+  process: "process",
+  kpis: "kpi",
+};
+
+/** A plural to its singular, by the common English endings; other words unchanged. */
+export function stem(word: string): string {
+  const irregular = IRREGULAR[word];
+  if (irregular) return irregular;
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (/(?:ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("ss") || word.endsWith("us") || word.endsWith("is")) return word;
+  if (word.endsWith("s")) return word.slice(0, -1);
+  return word;
+}
