@@ -3,6 +3,7 @@ import { Releasers, systemClock, type Clock, type Config, type Logger } from "./
 import {
   countOrganizations,
   createApiKey,
+  createUserToken,
   createOrganization,
   createScheduler,
   housekeepingJobs,
@@ -68,7 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     releasers.add("services", () => services.dispose());
     const applied = await migrate(services.store);
     if (applied.length > 0) log.info("migrations applied", { versions: applied });
-    await bootstrapFirstOrganization(services.store, print);
+    const setupToken = await bootstrapFirstOrganization(services.store, clock, print);
 
     if (role !== "api") await startBackground(services, releasers);
     // The worker role answers health probes and metrics only.
@@ -97,6 +98,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (embedded) {
       dataDir.markRunning(url);
       releasers.add("server note", () => dataDir.clearRunning());
+    }
+    if (setupToken && role !== "worker") {
+      print(`set up the first owner of 'default' in a browser (link valid 24 h, once):`);
+      print(`  ${config.publicUrl ?? url}/setup/${setupToken}`);
     }
     print(`listening on ${url}`);
     log.info("listening", { url, role, store: services.store.kind, redis: Boolean(config.redisUrl) });
@@ -128,15 +133,34 @@ async function startBackground(services: Services, releasers: Releasers): Promis
   releasers.add("webhook worker", () => webhooks.dispose());
 }
 
-/** First start on an empty store: an organization `default` and its key, printed once. */
-async function bootstrapFirstOrganization(store: Store, print: (line: string) => void): Promise<void> {
+/**
+ * First start on an empty store: an organization `default` and its key, printed once, and a
+ * one-time setup link for its first owner (printed once the server listens: it needs the URL).
+ * Returns the link's token.
+ */
+async function bootstrapFirstOrganization(
+  store: Store,
+  clock: Clock,
+  print: (line: string) => void,
+): Promise<string | undefined> {
   const created = await store.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(724551002)");
     if ((await countOrganizations(tx)) > 0) return undefined;
     const org = await createOrganization(tx, { name: "default", plan: "free" });
-    return createApiKey(tx, org.id, { kind: "full_access", name: "first key" });
+    const key = await createApiKey(tx, org.id, { kind: "full_access", name: "first key" });
+    const setup = await createUserToken(tx, clock, {
+      purpose: "setup",
+      orgId: org.id,
+      role: "owner",
+      ttlMs: SETUP_LINK_TTL_MS,
+    });
+    return { key, setup };
   });
-  if (!created) return;
+  if (!created) return undefined;
   print("created organization 'default'; its full-access API key (shown once, store it now):");
-  print(`  ${created.secret}`);
+  print(`  ${created.key.secret}`);
+  return created.setup;
 }
+
+/** How long the first owner's setup link stays valid. */
+const SETUP_LINK_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,10 +1,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createNodeInvocation, fetchInvocation, isInvocationPath } from "./invocation/index.ts";
+import { docsRoutes } from "./docs/index.ts";
 import { jsonLines } from "./json-lines.ts";
 import { authenticate, createAuthenticator, rateLimitHeaders } from "./middleware/auth.ts";
 import { recordRequest } from "./observe.ts";
@@ -13,6 +13,8 @@ import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
+import { dashboardRoutes } from "./dashboard/index.ts";
+import { sessionPrincipal } from "./dashboard/session.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { engineStateRoutes } from "./routes/engine-state.ts";
 import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
@@ -50,6 +52,7 @@ export function createApi(deps: ApiDeps): Api {
 
   app.route("/", healthRoutes(deps));
   app.route("/admin/v1", adminRoutes(deps));
+  app.route("/", dashboardRoutes(deps));
 
   // A function's request body is its own (any type, its own limit); a deploy's files may be large.
   const invocation = (c: Context<AppEnv>) => isInvocationPath(c.req.path);
@@ -63,7 +66,13 @@ export function createApi(deps: ApiDeps): Api {
     ),
   );
   const anonymous = (c: Context<AppEnv>) => c.req.path === "/v1/openapi.json" || invocation(c);
-  app.use("/v1/*", unless(anonymous, authenticate(authenticator)));
+  app.use(
+    "/v1/*",
+    unless(
+      anonymous,
+      authenticate(authenticator, (c) => sessionPrincipal(c, deps)),
+    ),
+  );
   app.use("/v1/*", unless(invocation, idempotency(deps)));
 
   app.route("/v1/me", meRoutes(deps));
@@ -101,7 +110,7 @@ export function createApi(deps: ApiDeps): Api {
     },
     servers: [{ url: "/" }],
   });
-  app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "Tessera API reference" }));
+  app.route("/docs", docsRoutes());
 
   const allowedMethods = createAllowedMethods(() => app.routes);
   app.notFound((c) => {

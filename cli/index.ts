@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../core/index.ts";
-import { ENGINES, KEY_KINDS } from "../engines/index.ts";
-import { startServer, type Role, type RunningServer } from "../main.ts";
+import { ENGINES, KEY_KINDS, ROLES, type Role } from "../engines/index.ts";
+import { startServer, type Role as ServerRole, type RunningServer } from "../main.ts";
 import { functionsCommand } from "./functions-command.ts";
 import { functionsClient } from "./functions.ts";
 import { openOperator } from "./operator.ts";
@@ -17,6 +17,8 @@ const USAGE = `usage: tessera <command>
   keys list --org ORG
   keys revoke KEY_ID --org ORG
   seed --demo [--org ORG] [--size N]
+  users invite --org ORG --email EMAIL --role owner|admin|developer|viewer   prints a one-time invitation link (7 days)
+  users reset-password --email EMAIL                                          prints a one-time reset link (1 hour)
 
   functions deploy DIR [--name N] [--entrypoint FILE] [--public]
                    [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]
@@ -52,6 +54,7 @@ export async function runCli(
       engines: { type: "string" },
       access: { type: "string" },
       name: { type: "string" },
+      email: { type: "string" },
       demo: { type: "boolean", default: false },
       size: { type: "string", default: "1" },
       help: { type: "boolean", short: "h", default: false },
@@ -150,6 +153,26 @@ export async function runCli(
       case "keys revoke":
         if (!values.org || !arg) return usage("keys revoke KEY_ID --org ORG");
         return print(await operator.revokeKey(values.org, arg));
+      case "users invite": {
+        if (!values.org || !values.email || !values.role)
+          return usage("users invite --org ORG --email EMAIL --role ROLE");
+        if (!(ROLES as readonly string[]).includes(values.role))
+          return usage(`--role must be one of ${ROLES.join(", ")}`);
+        const { token } = await operator.inviteUser(values.org, {
+          email: values.email,
+          role: values.role as Role,
+        });
+        console.log(`invitation for ${values.email} (${values.role}), valid 7 days, once:`);
+        console.log(`${operator.dashboardUrl()}/invite/${token}`);
+        return 0;
+      }
+      case "users reset-password": {
+        if (!values.email) return usage("users reset-password --email EMAIL");
+        const { token } = await operator.resetPassword(values.email);
+        console.log(`password reset for ${values.email}, valid 1 hour, once:`);
+        console.log(`${operator.dashboardUrl()}/reset/${token}`);
+        return 0;
+      }
       case "seed":
         if (!values.demo) return usage("seed --demo [--org ORG]");
         return print(await operator.seedDemo(values.org ?? "default", Number(values.size)));
@@ -220,7 +243,7 @@ async function serveUntilSignal(config: Config, role: string): Promise<number> {
   const log = createLogger({ level: config.logLevel, base: { role } });
   let server: RunningServer;
   try {
-    server = await startServer({ config, log, role: role as Role });
+    server = await startServer({ config, log, role: role as ServerRole });
   } catch (error) {
     // Startup faults (port taken, data dir in use, store unreachable) are the operator's to fix: say so plainly.
     log.error("failed to start", { error });

@@ -7,6 +7,10 @@ import {
   listOrganizations,
   revokeApiKey,
   seedDemo,
+  inviteMember,
+  InvitationSchema,
+  passwordResetToken,
+  type Invitation,
   type ApiKey,
   type ApiKeyCreate,
   type CreatedApiKey,
@@ -30,6 +34,12 @@ export interface Operator {
   listKeys(org: string): Promise<ApiKey[]>;
   revokeKey(org: string, id: string): Promise<ApiKey>;
   seedDemo(org: string, size: number): Promise<SeedSummary>;
+  /** A one-time invitation link's token for `email` to join `org` as `role`. */
+  inviteUser(org: string, invitation: Invitation): Promise<{ token: string }>;
+  /** A one-time link's token to set a new password. */
+  resetPassword(email: string): Promise<{ token: string }>;
+  /** Where the dashboard is: the running server's URL, or the configured one. */
+  dashboardUrl(): string;
   dispose(): Promise<void>;
 }
 
@@ -67,6 +77,11 @@ function localOperator(services: Services): Operator {
       return key;
     },
     seedDemo: async (org, size) => seedDemo(store, clock, await orgId(org), size),
+    inviteUser: async (org, invitation) => ({
+      token: await inviteMember(store, clock, await orgId(org), InvitationSchema.parse(invitation)),
+    }),
+    resetPassword: async (email) => ({ token: await passwordResetToken(store, clock, email) }),
+    dashboardUrl: () => services.config.publicUrl ?? `http://${services.config.host}:${services.config.port}`,
     dispose: () => services.dispose(),
   };
 }
@@ -91,6 +106,9 @@ function remoteOperator(baseUrl: string, token: string): Operator {
     listKeys: async (o) => (await call<{ data: ApiKey[] }>("GET", `/orgs/${org(o)}/keys`)).data,
     revokeKey: (o, id) => call("POST", `/orgs/${org(o)}/keys/${org(id)}/revoke`),
     seedDemo: (o, size) => call("POST", `/orgs/${org(o)}/seed`, { size }),
+    inviteUser: (o, invitation) => call("POST", `/orgs/${org(o)}/invitations`, invitation),
+    resetPassword: (email) => call("POST", "/password-resets", { email }),
+    dashboardUrl: () => baseUrl,
     dispose: () => Promise.resolve(),
   };
 }

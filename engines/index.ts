@@ -74,3 +74,4 @@ export * from "./sync/index.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
 export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES, ...SYNC_EVENT_TYPES];
+export * from "./people/index.ts";

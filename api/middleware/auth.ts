@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError, type Clock, type Config, type Logger, type Plan } from "../../core/index.ts";
 import { hasScope, touchApiKey, type KeyPrincipal, type ScopeName } from "../../engines/index.ts";
 import { invocationPrincipalOf } from "../../runtime/index.ts";
@@ -70,13 +70,18 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
   };
 }
 
-/** The app's authentication middleware: sets `principal` and `rateLimit` (see `rateLimitHeaders`). */
-export function authenticate(authenticator: Authenticator): MiddlewareHandler<AppEnv> {
+/**
+ * The app's authentication middleware: sets `principal` and `rateLimit` (see `rateLimitHeaders`).
+ * With no `Authorization` header, `session` may find a dashboard session instead.
+ */
+export function authenticate(
+  authenticator: Authenticator,
+  session?: (c: Context<AppEnv>) => Promise<KeyPrincipal | undefined>,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { principal, rateLimit } = await authenticator(
-      c.req.header("authorization"),
-      invocationPrincipalOf(c.req.raw),
-    );
+    const header = c.req.header("authorization");
+    const carried = invocationPrincipalOf(c.req.raw) ?? (!header && session ? await session(c) : undefined);
+    const { principal, rateLimit } = await authenticator(header, carried);
     c.set("principal", principal);
     c.set("rateLimit", rateLimit);
     await next();

@@ -11,6 +11,9 @@ import {
   OrganizationCreateSchema,
   revokeApiKey,
   seedDemo,
+  inviteMember,
+  InvitationSchema,
+  passwordResetToken,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
@@ -42,6 +45,15 @@ export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   };
 
   app.get("/orgs", async (c) => c.json({ data: await listOrganizations(deps.store) }));
+  app.post("/orgs/:org/invitations", async (c) => {
+    const org = await orgOrThrow(c.req.param("org"));
+    const token = await inviteMember(deps.store, deps.clock, org.id, parseBody(c, InvitationSchema));
+    return c.json({ token }, 201);
+  });
+  app.post("/password-resets", async (c) => {
+    const { email } = parseBody(c, z.object({ email: z.string().min(1).max(320) }).strict());
+    return c.json({ token: await passwordResetToken(deps.store, deps.clock, email) }, 201);
+  });
   app.post("/orgs", async (c) =>
     c.json(await createOrganization(deps.store, parseBody(c, OrganizationCreateSchema)), 201),
   );

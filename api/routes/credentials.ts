@@ -32,12 +32,20 @@ const MeSchema = z
   .object({
     object: z.literal("me"),
     organization: OrganizationSchema,
-    credential: z.object({
-      type: z.literal("api_key"),
-      id: z.string(),
-      kind: z.string(),
-      scopes: z.array(z.string()),
-    }),
+    credential: z.union([
+      z.object({
+        type: z.literal("api_key"),
+        id: z.string(),
+        kind: z.string(),
+        scopes: z.array(z.string()),
+      }),
+      z.object({
+        type: z.literal("user"),
+        user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
+        role: z.string(),
+        scopes: z.array(z.string()),
+      }),
+    ]),
   })
   .meta({ id: "Me" });
 
@@ -62,12 +70,19 @@ export function meRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json({
         object: "me" as const,
         organization,
-        credential: {
-          type: "api_key" as const,
-          id: principal.keyId,
-          kind: principal.kind,
-          scopes: principal.scopes,
-        },
+        credential: principal.user
+          ? {
+              type: "user" as const,
+              user: { id: principal.user.id, email: principal.user.email, name: principal.user.name },
+              role: principal.user.role,
+              scopes: principal.scopes,
+            }
+          : {
+              type: "api_key" as const,
+              id: principal.keyId,
+              kind: principal.kind,
+              scopes: principal.scopes,
+            },
       });
     },
   );

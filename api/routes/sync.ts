@@ -54,7 +54,9 @@ function callerOf(c: Context<AppEnv>): SyncCaller {
   return {
     orgId: principal.orgId,
     scopes: principal.scopes,
-    credential: { type: "api_key", id: principal.keyId },
+    credential: principal.user
+      ? { type: "user", id: principal.user.id }
+      : { type: "api_key", id: principal.keyId },
     principal,
   };
 }

@@ -9,7 +9,7 @@ export type SyncInteractionStatus = (typeof SYNC_INTERACTION_STATUSES)[number];
 
 /** Who asked, approved or rejected: the credential, never its secret. */
 export const CredentialRefSchema = z
-  .object({ type: z.enum(["api_key"]), id: z.string() })
+  .object({ type: z.enum(["api_key", "user"]), id: z.string() })
   .meta({ id: "SyncCredentialRef", example: { type: "api_key", id: "key_3kTqZ9" } });
 export type CredentialRef = z.infer<typeof CredentialRefSchema>;
 

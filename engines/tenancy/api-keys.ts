@@ -72,6 +72,11 @@ export interface KeyPrincipal {
   plan: Plan;
   scopes: string[];
   kind: KeyKind;
+  /**
+   * Set when a dashboard user's session authenticated the request (api/dashboard/session.ts):
+   * `keyId` is then the session's id, and the scopes are the role's.
+   */
+  user?: { id: string; email: string; name: string; role: string };
 }
 
 function render(row: Row): ApiKey {
@@ -107,17 +112,23 @@ export async function createApiKey(
   db: Queryable | Store,
   orgId: string,
   input: ApiKeyCreate,
+  options: { createdByUser?: string } = {},
 ): Promise<CreatedApiKey> {
-  return inTransaction(db, (tx) => insertApiKey(tx, orgId, input));
+  return inTransaction(db, (tx) => insertApiKey(tx, orgId, input, options.createdByUser ?? null));
 }
 
-async function insertApiKey(db: Queryable, orgId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
+async function insertApiKey(
+  db: Queryable,
+  orgId: string,
+  input: ApiKeyCreate,
+  createdByUser: string | null,
+): Promise<CreatedApiKey> {
   const access = input.kind === "engine" ? (input.access ?? "read") : null;
   const scopes = scopesFor(input.kind, input.engines ?? [], access ?? "read");
   const secret = `${KEY_PREFIX}${randomBase62(SECRET_LENGTH)}`;
   const rows = await db.query(
-    `INSERT INTO api_keys (id, org_id, name, kind, engines, access, scopes, secret_hash, display_prefix, last4)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10) RETURNING *`,
+    `INSERT INTO api_keys (id, org_id, name, kind, engines, access, scopes, secret_hash, display_prefix, last4, created_by_user)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10, $11) RETURNING *`,
     [
       newId("key"),
       orgId,
@@ -129,6 +140,7 @@ async function insertApiKey(db: Queryable, orgId: string, input: ApiKeyCreate): 
       sha256Hex(secret),
       secret.slice(0, KEY_PREFIX.length + 4),
       secret.slice(-4),
+      createdByUser,
     ],
   );
   const key = render(rows[0]!);

@@ -54,7 +54,11 @@ describe.each(PAGES)("%s, followed as written", (page) => {
     async (_, block) => {
       const code = fill(block.replacement ?? block.code);
       if (block.background) {
-        const output = await shell.background(code, block.background, BLOCK_TIMEOUT_MS);
+        const output = await shell.background(code, block.background, BLOCK_TIMEOUT_MS, (printed) =>
+          block.outputs.every(
+            (shown) => compareOutput(shown, fill(shown.text), printed, printed).length === 0,
+          ),
+        );
         const key = /\bsk_live_[0-9A-Za-z]{32,}/.exec(output);
         if (key) filled.set("sk_live_…", key[0]);
         expectOutputs(block, { status: 0, stdout: output, stderr: "" }, fill);

@@ -12,7 +12,12 @@ import { join } from "node:path";
 export interface ShellSession {
   run(code: string, timeoutMs: number): Promise<BlockResult>;
   /** Starts `code` in the background and resolves with its output once it shows `until`. */
-  background(code: string, until: string, timeoutMs: number): Promise<string>;
+  background(
+    code: string,
+    until: string,
+    timeoutMs: number,
+    settled?: (output: string) => boolean,
+  ): Promise<string>;
   /** SIGTERM to every background group, then the session; resolves when all are gone. */
   dispose(): Promise<void>;
 }
@@ -24,6 +29,8 @@ export interface BlockResult {
 }
 
 const DONE = "__DOCTEST_DONE__:";
+/** How long a background block's output may keep arriving after the line it was waited for. */
+const SETTLE_MS = 15_000;
 
 export function openShell(options: { cwd: string; env: NodeJS.ProcessEnv }): ShellSession {
   const dir = mkdtempSync(join(tmpdir(), "tessera-doctest-"));
@@ -67,15 +74,21 @@ export function openShell(options: { cwd: string; env: NodeJS.ProcessEnv }): She
       return { status: Number(status), stdout: readFileSync(out, "utf8"), stderr: readFileSync(err, "utf8") };
     },
 
-    async background(code, until, timeoutMs) {
+    async background(code, until, timeoutMs, settled) {
       const log = join(dir, `${++count}.log`);
       const pid = await send(`{\n${code}\n} >'${log}' 2>&1 </dev/null &\necho "${DONE}$!"\n`, 5_000);
       groups.push(Number(pid));
       const deadline = Date.now() + timeoutMs;
+      let seen: number | undefined;
       for (;;) {
         // The job opens its log a moment after it starts.
         const output = existsSync(log) ? readFileSync(log, "utf8") : "";
-        if (output.includes(until)) return output;
+        if (output.includes(until)) {
+          // What it prints next (a server's log lines come a turn of its event loop later, later still on a
+          // loaded machine) is read for up to SETTLE_MS more, until `settled` says the output is whole.
+          seen ??= Date.now();
+          if (!settled || settled(output) || Date.now() - seen > SETTLE_MS) return output;
+        }
         if (Date.now() > deadline) throw new Error(`'${until}' not seen in ${timeoutMs} ms:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

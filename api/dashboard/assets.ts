@@ -1,0 +1,46 @@
+/**
+ * The dashboard's stylesheet, served from `/dashboard/assets/app.css` (same origin, no CDN): system
+ * fonts, light and dark from the reader's preference, readable on a phone.
+ */
+export const APP_CSS = `
+:root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --line: #d0d7de;
+  --accent: #0b5cad; --danger: #b42318; --panel: #f6f8fa; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #30363d; --accent: #4493f8;
+    --danger: #f85149; --panel: #161b22; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+  background: var(--bg); }
+a { color: var(--accent); }
+.top { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; padding: .75rem 1.25rem;
+  border-bottom: 1px solid var(--line); background: var(--panel); }
+.brand { font-weight: 700; text-decoration: none; color: var(--fg); }
+nav { display: flex; gap: 1rem; flex-wrap: wrap; }
+nav a[aria-current="page"] { font-weight: 600; text-decoration: none; color: var(--fg); }
+.who { margin-left: auto; display: flex; gap: .75rem; align-items: center; color: var(--muted); }
+main { max-width: 60rem; margin: 0 auto; padding: 1.5rem 1.25rem; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+form.card, section.card { border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem;
+  margin: 0 0 1.5rem; background: var(--panel); }
+label { display: block; margin: .5rem 0 .25rem; font-weight: 600; }
+input[type=text], input[type=email], input[type=password], select { width: 100%; max-width: 28rem;
+  padding: .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); font: inherit; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; }
+fieldset label { display: inline-flex; gap: .35rem; font-weight: 400; margin-right: 1rem; }
+button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent);
+  background: var(--accent); color: #fff; cursor: pointer; margin-top: .75rem; }
+button.danger { background: transparent; color: var(--danger); border-color: var(--danger); margin: 0; }
+.who button { margin: 0; background: transparent; color: var(--accent); }
+button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid var(--accent);
+  outline-offset: 2px; }
+.error { color: var(--danger); margin: .25rem 0; }
+.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--panel); }
+.secret { font: 15px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all;
+  padding: .75rem; border: 1px dashed var(--line); border-radius: 6px; background: var(--bg); }
+table { width: 100%; border-collapse: collapse; margin: .5rem 0 1.5rem; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td code { font-size: .9em; }
+.muted { color: var(--muted); }
+@media (max-width: 40rem) { th:nth-child(4), td:nth-child(4) { display: none; } }
+`;

@@ -1,0 +1,5 @@
+export * from "./passwords.ts";
+export * from "./roles.ts";
+export * from "./sessions.ts";
+export * from "./users.ts";
+export * from "./invitations.ts";

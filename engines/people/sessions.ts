@@ -1,0 +1,149 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { newId, type Clock, type Plan } from "../../core/index.ts";
+import type { Queryable, Store } from "../../store/index.ts";
+import { roleScopes, type Role } from "./roles.ts";
+import { hashToken, type User } from "./users.ts";
+
+/** A session ends after this long without use, and after ABSOLUTE_MS whatever happens. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+export const SESSION_ABSOLUTE_MS = 14 * 24 * 60 * 60 * 1000;
+/** last_seen_at is written at most this often (each write is a round trip). */
+const TOUCH_EVERY_MS = 60_000;
+
+/** A signed-in user acting in one organization with its role's scopes. */
+export interface SessionPrincipal {
+  sessionId: string;
+  user: User;
+  orgId: string;
+  orgName: string;
+  plan: Plan;
+  role: Role;
+  scopes: string[];
+  csrfHash: string;
+}
+
+export interface NewSession {
+  /** The cookie's value: shown once, only its hash is kept. */
+  token: string;
+  /** What every state-changing request sends back (header or form field). */
+  csrf: string;
+  sessionId: string;
+}
+
+/**
+ * The CSRF token of a session: derived from its cookie's token, so a page can embed it without the
+ * server keeping it in clear, and a site that cannot read the cookie cannot make it.
+ */
+export function csrfFor(token: string): string {
+  return createHash("sha256").update(`csrf:${token}`).digest("base64url");
+}
+
+/** A new session for `userId` in `orgId` (sign-in rotates: a new token every time). */
+export async function createSession(
+  db: Queryable | Store,
+  clock: Clock,
+  input: { userId: string; orgId: string; userAgent?: string; address?: string },
+): Promise<NewSession> {
+  const token = randomBytes(32).toString("base64url");
+  const csrf = csrfFor(token);
+  const now = clock.now();
+  const sessionId = newId("ses");
+  await db.query(
+    `INSERT INTO user_sessions (id, user_id, org_id, token_hash, csrf_hash, user_agent, address, created_at, last_seen_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+    [
+      sessionId,
+      input.userId,
+      input.orgId,
+      hashToken(token),
+      hashToken(csrf),
+      (input.userAgent ?? "").slice(0, 300),
+      (input.address ?? "").slice(0, 100),
+      now.toISOString(),
+      new Date(now.getTime() + SESSION_ABSOLUTE_MS).toISOString(),
+    ],
+  );
+  return { token, csrf, sessionId };
+}
+
+/** The live session a cookie names, with its user, organization and role; undefined otherwise. */
+export async function resolveSession(
+  db: Queryable,
+  clock: Clock,
+  token: string,
+): Promise<SessionPrincipal | undefined> {
+  const now = clock.now();
+  const [row] = await db.query<Record<string, unknown>>(
+    `SELECT s.id, s.org_id, s.csrf_hash, s.last_seen_at, u.id AS user_id, u.email, u.name, m.role, o.name AS org_name, o.plan
+     FROM user_sessions s
+     JOIN users u ON u.id = s.user_id
+     JOIN memberships m ON m.user_id = s.user_id AND m.org_id = s.org_id
+     JOIN organizations o ON o.id = s.org_id
+     WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3`,
+    [hashToken(token), now.toISOString(), new Date(now.getTime() - SESSION_IDLE_MS).toISOString()],
+  );
+  if (!row) return undefined;
+  if (now.getTime() - new Date(row.last_seen_at as string).getTime() > TOUCH_EVERY_MS) {
+    await db.query(`UPDATE user_sessions SET last_seen_at = $2 WHERE id = $1`, [row.id, now.toISOString()]);
+  }
+  const role = row.role as Role;
+  return {
+    sessionId: row.id as string,
+    user: { id: row.user_id as string, email: row.email as string, name: row.name as string },
+    orgId: row.org_id as string,
+    orgName: row.org_name as string,
+    plan: row.plan as Plan,
+    role,
+    scopes: roleScopes(role),
+    csrfHash: row.csrf_hash as string,
+  };
+}
+
+/** Whether `csrf` is this session's CSRF token (constant-time on the hashes). */
+export function csrfMatches(session: SessionPrincipal, csrf: string | undefined): boolean {
+  if (!csrf) return false;
+  const given = Buffer.from(hashToken(csrf), "hex");
+  const expected = Buffer.from(session.csrfHash, "hex");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export async function revokeSession(db: Queryable, clock: Clock, sessionId: string): Promise<void> {
+  await db.query(`UPDATE user_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+    sessionId,
+    clock.now().toISOString(),
+  ]);
+}
+
+/** Sign out everywhere: every live session of the user. */
+export async function revokeUserSessions(db: Queryable, clock: Clock, userId: string): Promise<number> {
+  const rows = await db.query(
+    `UPDATE user_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`,
+    [userId, clock.now().toISOString()],
+  );
+  return rows.length;
+}
+
+export interface SessionInfo {
+  id: string;
+  userAgent: string;
+  address: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+}
+
+/** The user's live sessions, newest first (Settings → Sessions). */
+export async function listUserSessions(db: Queryable, clock: Clock, userId: string): Promise<SessionInfo[]> {
+  const now = clock.now();
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT id, user_agent, address, created_at, last_seen_at FROM user_sessions
+     WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3 ORDER BY created_at DESC`,
+    [userId, now.toISOString(), new Date(now.getTime() - SESSION_IDLE_MS).toISOString()],
+  );
+  return rows.map((row) => ({
+    id: row.id as string,
+    userAgent: row.user_agent as string,
+    address: row.address as string,
+    createdAt: new Date(row.created_at as string),
+    lastSeenAt: new Date(row.last_seen_at as string),
+  }));
+}

@@ -1,0 +1,271 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createMember, createUserToken, inviteMember, passwordResetToken } from "../../engines/index.ts";
+import { useTestApp, type TestOrg } from "../helpers/app.ts";
+import { storeKinds } from "../helpers/stores.ts";
+
+/**
+ * The dashboard's people and sessions, through the app as a browser would use it (forms, cookies,
+ * redirects): the first owner's one-time setup link, sign-in (one answer for a wrong password and an
+ * unknown account, rate limited), sign-out, CSRF on every form, Settings → API Keys (a secret shown
+ * once that then works on /v1, revoke), what a viewer may not do, escaping, and the pages' headers.
+ * test/browser/ drives the same pages in Chromium.
+ */
+describe.each(storeKinds())("the dashboard on $name", (kind) => {
+  let org: TestOrg;
+  const t = useTestApp(kind);
+  const PASSWORD = "correct horse battery";
+
+  const form = (fields: Record<string, string | string[]>) =>
+    new URLSearchParams(
+      Object.entries(fields).flatMap(([name, value]) =>
+        [value].flat().map((item) => [name, item] as [string, string]),
+      ),
+    ).toString();
+  const post = (path: string, fields: Record<string, string | string[]>, cookie?: string) =>
+    t.request("POST", path, {
+      raw: form(fields),
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
+    });
+  const get = (path: string, cookie?: string) =>
+    t.request("GET", path, { headers: cookie ? { cookie } : {} });
+  const cookieOf = (res: { headers: Headers }) => res.headers.get("set-cookie")!.split(";")[0]!;
+  const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
+  const setup = async (email: string, name = "Olive Owner") => {
+    const token = await createUserToken(t.store, t.clock, {
+      purpose: "setup",
+      orgId: org.id,
+      role: "owner",
+      ttlMs: 86_400_000,
+    });
+    const res = await post(`/setup/${token}`, { email, name, password: PASSWORD });
+    expect(res.status, res.text).toBe(303);
+    return { token, cookie: cookieOf(res), res };
+  };
+
+  beforeAll(async () => {
+    org = await t.newOrg();
+  });
+
+  it("makes the first owner from a one-time setup link, signed in at once", async () => {
+    expect((await get("/setup/not-a-token")).status).toBe(404);
+    const token = await createUserToken(t.store, t.clock, {
+      purpose: "setup",
+      orgId: org.id,
+      role: "owner",
+      ttlMs: 86_400_000,
+    });
+    const page = await get(`/setup/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    const weak = await post(`/setup/${token}`, {
+      email: "olive@example.com",
+      name: "Olive",
+      password: "short",
+    });
+    expect(weak.status).toBe(422);
+    expect(weak.text).toContain("at least 10 characters");
+    const done = await post(`/setup/${token}`, {
+      email: "olive@example.com",
+      name: "Olive Owner",
+      password: PASSWORD,
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe("/");
+    const setCookie = done.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    const home = await get("/", cookieOf(done));
+    expect(home.status).toBe(200);
+    expect(home.text).toContain("Olive Owner");
+    expect(home.text).toContain(org.name);
+    // Once only.
+    expect(
+      (await post(`/setup/${token}`, { email: "eve@example.com", name: "Eve", password: PASSWORD })).status,
+    ).toBe(404);
+    expect((await get("/")).status).toBe(303);
+  });
+
+  it("signs in and out, with one answer for a wrong password and an unknown account", async () => {
+    await setup("sam@example.com", "Sam Signin");
+    const wrong = await post("/sign-in", { email: "sam@example.com", password: "not the password" });
+    const unknown = await post("/sign-in", { email: "nobody@example.com", password: "not the password" });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.text).toContain("Email or password is wrong.");
+    expect(unknown.text).toContain("Email or password is wrong.");
+    const signedIn = await post("/sign-in", { email: "SAM@example.com", password: PASSWORD });
+    expect(signedIn.status).toBe(303);
+    const cookie = cookieOf(signedIn);
+    const home = await get("/", cookie);
+    expect(home.text).toContain("Sam Signin");
+    // Sign-out needs the page's CSRF token.
+    expect((await post("/sign-out", {}, cookie)).status).toBe(403);
+    expect((await post("/sign-out", { _csrf: csrfOf(home.text) }, cookie)).status).toBe(303);
+    expect((await get("/", cookie)).status).toBe(303);
+  });
+
+  it("limits sign-in attempts per account", async () => {
+    await setup("rita@example.com", "Rita Ratelimit");
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect(
+        (await post("/sign-in", { email: "rita@example.com", password: `wrong ${attempt}` })).status,
+      ).toBe(401);
+    }
+    const blocked = await post("/sign-in", { email: "rita@example.com", password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(blocked.text).toContain("Too many sign-in attempts");
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("creates a key whose secret is shown once and works on /v1, and revokes it", async () => {
+    const { cookie } = await setup("kim@example.com", "Kim Keys");
+    const keys = await get("/settings/api-keys", cookie);
+    expect(keys.status).toBe(200);
+    expect((await post("/settings/api-keys", { kind: "read_only", name: "no csrf" }, cookie)).status).toBe(
+      403,
+    );
+    const created = await post(
+      "/settings/api-keys",
+      {
+        _csrf: csrfOf(keys.text),
+        kind: "engine",
+        engines: ["finance", "growth"],
+        access: "write",
+        name: "CRM sync",
+      },
+      cookie,
+    );
+    expect(created.status, created.text).toBe(201);
+    const secret = /id="new-secret">([^<]+)</.exec(created.text)![1]!;
+    expect(secret).toMatch(/^sk_live_/);
+    const me = await t.request("GET", "/v1/me", { key: secret });
+    expect(me.status).toBe(200);
+    expect(me.body.credential.scopes).toEqual(["finance:write", "growth:write"]);
+    const [row] = await t.store.query<{ id: string; created_by_user: string }>(
+      "SELECT id, created_by_user FROM api_keys WHERE org_id = $1 AND name = 'CRM sync'",
+      [org.id],
+    );
+    expect(row!.created_by_user).toMatch(/^usr_/);
+    // Listed again, the secret is nowhere.
+    const listed = await get("/settings/api-keys", cookie);
+    expect(listed.text).toContain("CRM sync");
+    expect(listed.text).not.toContain(secret);
+    const revoked = await post(
+      `/settings/api-keys/${row!.id}/revoke`,
+      { _csrf: csrfOf(listed.text) },
+      cookie,
+    );
+    expect(revoked.status).toBe(303);
+    expect((await t.request("GET", "/v1/me", { key: secret })).status).toBe(401);
+    const invalid = await post("/settings/api-keys", { _csrf: csrfOf(listed.text), kind: "engine" }, cookie);
+    expect(invalid.status).toBe(422);
+    expect(invalid.text).toContain("engine keys need at least one engine");
+  });
+
+  it("lets an invited person join with the invitation's role, once; an account holder joins by its password", async () => {
+    const token = await inviteMember(t.store, t.clock, org.id, {
+      email: "dev@example.com",
+      role: "developer",
+    });
+    const page = await get(`/invite/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Join as developer");
+    const joined = await post(`/invite/${token}`, { name: "Dana Dev", password: PASSWORD });
+    expect(joined.status, joined.text).toBe(303);
+    const me = await t.request("GET", "/v1/me", { headers: { cookie: cookieOf(joined) } });
+    expect(me.body.credential).toMatchObject({
+      type: "user",
+      role: "developer",
+      user: { email: "dev@example.com" },
+    });
+    expect((await get(`/invite/${token}`)).status).toBe(404);
+    await expect(
+      inviteMember(t.store, t.clock, org.id, { email: "DEV@example.com", role: "viewer" }),
+    ).rejects.toThrow(/already a member/);
+    const elsewhere = await t.newOrg();
+    const second = await inviteMember(t.store, t.clock, elsewhere.id, {
+      email: "dev@example.com",
+      role: "admin",
+    });
+    expect((await post(`/invite/${second}`, { password: "not the password" })).status).toBe(422);
+    expect((await post(`/invite/${second}`, { password: PASSWORD })).status).toBe(303);
+  });
+
+  it("resets a password from a one-time link and ends every session of the account", async () => {
+    const { cookie } = await setup("pat@example.com", "Pat Reset");
+    const token = await passwordResetToken(t.store, t.clock, "pat@example.com");
+    expect((await post(`/reset/${token}`, { password: "short" })).status).toBe(422);
+    const changed = await post(`/reset/${token}`, { password: "a brand new passphrase" });
+    expect(changed.status).toBe(200);
+    expect((await get("/", cookie)).status).toBe(303);
+    expect((await post("/sign-in", { email: "pat@example.com", password: PASSWORD })).status).toBe(401);
+    expect(
+      (await post("/sign-in", { email: "pat@example.com", password: "a brand new passphrase" })).status,
+    ).toBe(303);
+    expect((await post(`/reset/${token}`, { password: "another passphrase" })).status).toBe(404);
+  });
+
+  it("shows a viewer the keys but no way to change them, and refuses it if it tries", async () => {
+    await t.store.transaction((tx) =>
+      createMember(tx, t.clock, {
+        email: "vic@example.com",
+        name: "Vic Viewer",
+        password: PASSWORD,
+        orgId: org.id,
+        role: "viewer",
+      }),
+    );
+    const cookie = cookieOf(await post("/sign-in", { email: "vic@example.com", password: PASSWORD }));
+    const keys = await get("/settings/api-keys", cookie);
+    expect(keys.text).not.toContain("Create a key");
+    expect(keys.text).not.toContain(">Revoke<");
+    const tried = await post("/settings/api-keys", { _csrf: csrfOf(keys.text), kind: "full_access" }, cookie);
+    expect(tried.status).toBe(403);
+  });
+
+  it("lets the API act as the signed-in user, and take changes only with the CSRF token from this origin", async () => {
+    const { cookie } = await setup("api@example.com", "Ada Api");
+    const me = await t.request("GET", "/v1/me", { headers: { cookie } });
+    expect(me.status).toBe(200);
+    expect(me.body.credential).toMatchObject({
+      type: "user",
+      role: "owner",
+      scopes: ["*"],
+      user: { email: "api@example.com" },
+    });
+    const home = await get("/", cookie);
+    const csrf = csrfOf(home.text);
+    const body = { name: "Made in the dashboard" };
+    const noToken = await t.request("POST", "/v1/contacts", {
+      body,
+      headers: { cookie, origin: "http://localhost" },
+    });
+    expect(noToken.status).toBe(403);
+    const crossSite = await t.request("POST", "/v1/contacts", {
+      body,
+      headers: { cookie, "x-csrf-token": csrf, "sec-fetch-site": "cross-site" },
+    });
+    expect(crossSite.status).toBe(403);
+    const made = await t.request("POST", "/v1/contacts", {
+      body,
+      headers: { cookie, "x-csrf-token": csrf, "sec-fetch-site": "same-origin" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const ended = await post("/sign-out", { _csrf: csrf }, cookie);
+    expect(ended.status).toBe(303);
+    expect((await t.request("GET", "/v1/me", { headers: { cookie } })).status).toBe(401);
+  });
+
+  it("escapes every value from the data, and leaves the API's headers alone", async () => {
+    const { cookie } = await setup("xss@example.com", "<img src=x onerror=alert(1)>");
+    const home = await get("/", cookie);
+    expect(home.text).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(home.text).not.toContain("<img src=x");
+    const api = await t.request("GET", "/v1/me", { key: org.key });
+    expect(api.headers.get("content-security-policy")).toBeNull();
+    const css = await get("/dashboard/assets/app.css");
+    expect(css.headers.get("content-type")).toContain("text/css");
+  });
+});
