@@ -42,5 +42,10 @@ table { width: 100%; border-collapse: collapse; margin: .5rem 0 1.5rem; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td code { font-size: .9em; }
 .muted { color: var(--muted); }
+textarea { width: 100%; padding: .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg);
+  color: var(--fg); font: inherit; }
+.turn .asked { margin-top: 0; }
+.turn .action { border-top: 1px solid var(--line); padding-top: .5rem; }
+form.inline { display: inline-block; margin-right: .5rem; }
 @media (max-width: 40rem) { th:nth-child(4), td:nth-child(4) { display: none; } }
 `;

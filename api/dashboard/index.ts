@@ -28,6 +28,7 @@ import {
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { APP_CSS } from "./assets.ts";
 import { CSP, fieldError, page, type Html } from "./layout.ts";
+import { syncPanelRoutes } from "./sync-panel.ts";
 import { addressOf, clearSessionCookie, noStore, sessionOf, setSessionCookie } from "./session.ts";
 
 export { createUserToken };
@@ -327,6 +328,8 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
       ),
     );
   });
+
+  syncPanelRoutes(app, { deps, signedIn, posted, nav });
 
   app.get("/settings/api-keys", async (c) => {
     const signed = await signedIn(c);

@@ -28,6 +28,7 @@ export interface PageNav {
 
 const LINKS: Array<[href: string, label: string]> = [
   ["/", "Overview"],
+  ["/sync", "SYNC"],
   ["/settings/api-keys", "Settings · API Keys"],
 ];
 

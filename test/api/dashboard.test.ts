@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { randomBase62 } from "../../core/index.ts";
 import { createMember, createUserToken, inviteMember, passwordResetToken } from "../../engines/index.ts";
 import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
@@ -10,6 +11,9 @@ import { storeKinds } from "../helpers/stores.ts";
  * once that then works on /v1, revoke), what a viewer may not do, escaping, and the pages' headers.
  * test/browser/ drives the same pages in Chromium.
  */
+/** Users are not per organization: emails unique to this run keep reruns on a shared database apart. */
+const RUN = randomBase62(8).toLowerCase();
+
 describe.each(storeKinds())("the dashboard on $name", (kind) => {
   let org: TestOrg;
   const t = useTestApp(kind);
@@ -60,14 +64,14 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(page.headers.get("cache-control")).toBe("no-store");
     const weak = await post(`/setup/${token}`, {
-      email: "olive@example.com",
+      email: `olive-${RUN}@example.com`,
       name: "Olive",
       password: "short",
     });
     expect(weak.status).toBe(422);
     expect(weak.text).toContain("at least 10 characters");
     const done = await post(`/setup/${token}`, {
-      email: "olive@example.com",
+      email: `olive-${RUN}@example.com`,
       name: "Olive Owner",
       password: PASSWORD,
     });
@@ -82,20 +86,24 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(home.text).toContain(org.name);
     // Once only.
     expect(
-      (await post(`/setup/${token}`, { email: "eve@example.com", name: "Eve", password: PASSWORD })).status,
+      (await post(`/setup/${token}`, { email: `eve-${RUN}@example.com`, name: "Eve", password: PASSWORD }))
+        .status,
     ).toBe(404);
     expect((await get("/")).status).toBe(303);
   });
 
   it("signs in and out, with one answer for a wrong password and an unknown account", async () => {
-    await setup("sam@example.com", "Sam Signin");
-    const wrong = await post("/sign-in", { email: "sam@example.com", password: "not the password" });
-    const unknown = await post("/sign-in", { email: "nobody@example.com", password: "not the password" });
+    await setup(`sam-${RUN}@example.com`, "Sam Signin");
+    const wrong = await post("/sign-in", { email: `sam-${RUN}@example.com`, password: "not the password" });
+    const unknown = await post("/sign-in", {
+      email: `nobody-${RUN}@example.com`,
+      password: "not the password",
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.text).toContain("Email or password is wrong.");
     expect(unknown.text).toContain("Email or password is wrong.");
-    const signedIn = await post("/sign-in", { email: "SAM@example.com", password: PASSWORD });
+    const signedIn = await post("/sign-in", { email: `SAM-${RUN}@example.com`, password: PASSWORD });
     expect(signedIn.status).toBe(303);
     const cookie = cookieOf(signedIn);
     const home = await get("/", cookie);
@@ -107,20 +115,20 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
   });
 
   it("limits sign-in attempts per account", async () => {
-    await setup("rita@example.com", "Rita Ratelimit");
+    await setup(`rita-${RUN}@example.com`, "Rita Ratelimit");
     for (let attempt = 0; attempt < 10; attempt++) {
       expect(
-        (await post("/sign-in", { email: "rita@example.com", password: `wrong ${attempt}` })).status,
+        (await post("/sign-in", { email: `rita-${RUN}@example.com`, password: `wrong ${attempt}` })).status,
       ).toBe(401);
     }
-    const blocked = await post("/sign-in", { email: "rita@example.com", password: PASSWORD });
+    const blocked = await post("/sign-in", { email: `rita-${RUN}@example.com`, password: PASSWORD });
     expect(blocked.status).toBe(429);
     expect(blocked.text).toContain("Too many sign-in attempts");
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
   it("creates a key whose secret is shown once and works on /v1, and revokes it", async () => {
-    const { cookie } = await setup("kim@example.com", "Kim Keys");
+    const { cookie } = await setup(`kim-${RUN}@example.com`, "Kim Keys");
     const keys = await get("/settings/api-keys", cookie);
     expect(keys.status).toBe(200);
     expect((await post("/settings/api-keys", { kind: "read_only", name: "no csrf" }, cookie)).status).toBe(
@@ -166,7 +174,7 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
 
   it("lets an invited person join with the invitation's role, once; an account holder joins by its password", async () => {
     const token = await inviteMember(t.store, t.clock, org.id, {
-      email: "dev@example.com",
+      email: `dev-${RUN}@example.com`,
       role: "developer",
     });
     const page = await get(`/invite/${token}`);
@@ -178,15 +186,15 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(me.body.credential).toMatchObject({
       type: "user",
       role: "developer",
-      user: { email: "dev@example.com" },
+      user: { email: `dev-${RUN}@example.com` },
     });
     expect((await get(`/invite/${token}`)).status).toBe(404);
     await expect(
-      inviteMember(t.store, t.clock, org.id, { email: "DEV@example.com", role: "viewer" }),
+      inviteMember(t.store, t.clock, org.id, { email: `DEV-${RUN}@example.com`, role: "viewer" }),
     ).rejects.toThrow(/already a member/);
     const elsewhere = await t.newOrg();
     const second = await inviteMember(t.store, t.clock, elsewhere.id, {
-      email: "dev@example.com",
+      email: `dev-${RUN}@example.com`,
       role: "admin",
     });
     expect((await post(`/invite/${second}`, { password: "not the password" })).status).toBe(422);
@@ -194,15 +202,18 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
   });
 
   it("resets a password from a one-time link and ends every session of the account", async () => {
-    const { cookie } = await setup("pat@example.com", "Pat Reset");
-    const token = await passwordResetToken(t.store, t.clock, "pat@example.com");
+    const { cookie } = await setup(`pat-${RUN}@example.com`, "Pat Reset");
+    const token = await passwordResetToken(t.store, t.clock, `pat-${RUN}@example.com`);
     expect((await post(`/reset/${token}`, { password: "short" })).status).toBe(422);
     const changed = await post(`/reset/${token}`, { password: "a brand new passphrase" });
     expect(changed.status).toBe(200);
     expect((await get("/", cookie)).status).toBe(303);
-    expect((await post("/sign-in", { email: "pat@example.com", password: PASSWORD })).status).toBe(401);
+    expect((await post("/sign-in", { email: `pat-${RUN}@example.com`, password: PASSWORD })).status).toBe(
+      401,
+    );
     expect(
-      (await post("/sign-in", { email: "pat@example.com", password: "a brand new passphrase" })).status,
+      (await post("/sign-in", { email: `pat-${RUN}@example.com`, password: "a brand new passphrase" }))
+        .status,
     ).toBe(303);
     expect((await post(`/reset/${token}`, { password: "another passphrase" })).status).toBe(404);
   });
@@ -210,14 +221,14 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
   it("shows a viewer the keys but no way to change them, and refuses it if it tries", async () => {
     await t.store.transaction((tx) =>
       createMember(tx, t.clock, {
-        email: "vic@example.com",
+        email: `vic-${RUN}@example.com`,
         name: "Vic Viewer",
         password: PASSWORD,
         orgId: org.id,
         role: "viewer",
       }),
     );
-    const cookie = cookieOf(await post("/sign-in", { email: "vic@example.com", password: PASSWORD }));
+    const cookie = cookieOf(await post("/sign-in", { email: `vic-${RUN}@example.com`, password: PASSWORD }));
     const keys = await get("/settings/api-keys", cookie);
     expect(keys.text).not.toContain("Create a key");
     expect(keys.text).not.toContain(">Revoke<");
@@ -226,14 +237,14 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
   });
 
   it("lets the API act as the signed-in user, and take changes only with the CSRF token from this origin", async () => {
-    const { cookie } = await setup("api@example.com", "Ada Api");
+    const { cookie } = await setup(`api-${RUN}@example.com`, "Ada Api");
     const me = await t.request("GET", "/v1/me", { headers: { cookie } });
     expect(me.status).toBe(200);
     expect(me.body.credential).toMatchObject({
       type: "user",
       role: "owner",
       scopes: ["*"],
-      user: { email: "api@example.com" },
+      user: { email: `api-${RUN}@example.com` },
     });
     const home = await get("/", cookie);
     const csrf = csrfOf(home.text);
@@ -258,8 +269,57 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect((await t.request("GET", "/v1/me", { headers: { cookie } })).status).toBe(401);
   });
 
+  it("asks SYNC from the panel, shows the reply escaped, and approves its proposal with a button", async () => {
+    const { cookie } = await setup(`sync-panel-${RUN}@example.com`, "Sal Sync");
+    const invoice = await t.request("POST", "/v1/invoices", {
+      key: org.key,
+      body: {
+        client: "<script>alert(1)</script> Ltd",
+        amount: "120",
+        currency: "EUR",
+        due_date: "2020-01-01",
+      },
+    });
+    expect(invoice.status).toBe(201);
+    const panel = await get("/sync", cookie);
+    expect(panel.status).toBe(200);
+    const asked = await post(
+      "/sync",
+      { _csrf: csrfOf(panel.text), message: `mark ${invoice.body.number} as paid` },
+      cookie,
+    );
+    expect(asked.status).toBe(303);
+    const location = asked.headers.get("location")!;
+    expect(location).toMatch(/^\/sync\?conversation=conv_/);
+    const shown = await get(location, cookie);
+    expect(shown.text).toContain(
+      `Mark ${invoice.body.number} (&lt;script&gt;alert(1)&lt;/script&gt; Ltd, 120.00 EUR) as paid`,
+    );
+    expect(shown.text).not.toContain("<script>alert(1)");
+    const action = /action="\/sync\/actions\/(act_[A-Za-z0-9]+)\/approve"/.exec(shown.text)![1]!;
+    const conversation = new URL(location, "http://x").searchParams.get("conversation")!;
+    const approved = await post(
+      `/sync/actions/${action}/approve`,
+      { _csrf: csrfOf(shown.text), conversation_id: conversation },
+      cookie,
+    );
+    expect(approved.status).toBe(303);
+    const after = await t.request("GET", `/v1/invoices/${invoice.body.id}`, { key: org.key });
+    expect(after.body.status).toBe("paid");
+    const decided = await t.request("GET", `/v1/sync/actions/${action}`, { key: org.key });
+    expect(decided.body.decided_by).toMatchObject({ type: "user" });
+    const again = await post(
+      `/sync/actions/${action}/approve`,
+      { _csrf: csrfOf(shown.text), conversation_id: conversation },
+      cookie,
+    );
+    const refused = new URL(again.headers.get("location")!, "http://x").searchParams.get("error");
+    expect(refused).toContain("already completed");
+    expect((await get(again.headers.get("location")!, cookie)).text).toContain("already completed");
+  });
+
   it("escapes every value from the data, and leaves the API's headers alone", async () => {
-    const { cookie } = await setup("xss@example.com", "<img src=x onerror=alert(1)>");
+    const { cookie } = await setup(`xss-${RUN}@example.com`, "<img src=x onerror=alert(1)>");
     const home = await get("/", cookie);
     expect(home.text).toContain("&lt;img src=x onerror=alert(1)&gt;");
     expect(home.text).not.toContain("<img src=x");

@@ -58,6 +58,13 @@ describeBrowser("the dashboard in Chromium", () => {
       401,
     );
 
+    // SYNC from the panel: a question, then a change proposed and approved with its button.
+    await page.getByRole("link", { name: "SYNC" }).click();
+    await page.getByLabel(/Ask about/).fill("How many invoices do we have?");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await page.locator(".turn .reply").first().waitFor();
+    await tab.screenshot("dashboard-sync");
+
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await page.getByLabel("Email").fill("olive@example.com");
