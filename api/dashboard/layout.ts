@@ -30,6 +30,8 @@ const LINKS: Array<[href: string, label: string]> = [
   ["/", "Overview"],
   ["/sync", "SYNC"],
   ["/settings/api-keys", "Settings · API Keys"],
+  ["/settings/members", "Members"],
+  ["/settings/sessions", "Sessions"],
 ];
 
 export function page(title: string, nav: PageNav, body: Html): Html {

@@ -1,33 +1,19 @@
-import { type Context, type Hono } from "hono";
+import type { Hono } from "hono";
 import { html, raw } from "hono/html";
 import { AppError, isAppError } from "../../core/index.ts";
 import { hasScope, type SyncCaller, type SyncInteraction } from "../../engines/index.ts";
-import type { ApiDeps, AppEnv } from "../env.ts";
-import { page, type Html, type PageNav } from "./layout.ts";
-
-/** What the panel needs of the dashboard's routes (index.ts): the signed-in user, and checked forms. */
-export interface PanelDeps {
-  deps: ApiDeps;
-  signedIn(c: Context<AppEnv>): Promise<SignedUser | Response>;
-  posted(
-    c: Context<AppEnv>,
-  ): Promise<{ signed: SignedUser; form: Record<string, string | string[]> } | Response>;
-  nav(signed: SignedUser, active?: string): PageNav;
-}
-
-export interface SignedUser {
-  session: { orgId: string; scopes: string[]; role: string; user: { id: string } };
-  csrf: string;
-}
+import type { AppEnv } from "../env.ts";
+import { page, type Html } from "./layout.ts";
+import type { DashboardParts, Signed } from "./parts.ts";
 
 /**
  * The SYNC chat panel (`/sync`): a conversation's turns with each reply, and the actions SYNC
  * proposed with Approve and Reject buttons for a user whose role can decide them. Plain forms,
  * posted and redirected back (no script): the same service and checks as `POST /v1/sync/chat`.
  */
-export function syncPanelRoutes(app: Hono<AppEnv>, panel: PanelDeps): void {
+export function syncPanelRoutes(app: Hono<AppEnv>, panel: DashboardParts): void {
   const { deps } = panel;
-  const callerOf = (signed: SignedUser): SyncCaller => ({
+  const callerOf = (signed: Signed): SyncCaller => ({
     orgId: signed.session.orgId,
     scopes: signed.session.scopes,
     credential: { type: "user", id: signed.session.user.id },
@@ -103,7 +89,7 @@ export function syncPanelRoutes(app: Hono<AppEnv>, panel: PanelDeps): void {
 }
 
 function chatPage(
-  signed: SignedUser,
+  signed: Signed,
   turns: SyncInteraction[],
   conversationId: string | undefined,
   error: string | undefined,

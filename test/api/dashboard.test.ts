@@ -218,6 +218,80 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect((await post(`/reset/${token}`, { password: "another passphrase" })).status).toBe(404);
   });
 
+  it("lets an owner invite from Settings → Members, change a role, and never lose the last owner", async () => {
+    const owner = await t.newOrg();
+    const token = await createUserToken(t.store, t.clock, {
+      purpose: "setup",
+      orgId: owner.id,
+      role: "owner",
+      ttlMs: 86_400_000,
+    });
+    const cookie = cookieOf(
+      await post(`/setup/${token}`, {
+        email: `boss-${RUN}@example.com`,
+        name: "Bo Boss",
+        password: PASSWORD,
+      }),
+    );
+    const page = await get("/settings/members", cookie);
+    expect(page.text).toContain("Bo Boss");
+    const invited = await post(
+      "/settings/members/invite",
+      { _csrf: csrfOf(page.text), email: `new-${RUN}@example.com`, role: "viewer" },
+      cookie,
+    );
+    expect(invited.status).toBe(201);
+    const link = /id="invite-link">([^<]+)</.exec(invited.text)![1]!;
+    const joined = await post(new URL(link).pathname, { name: "Nia New", password: PASSWORD });
+    expect(joined.status).toBe(303);
+    const newcomer = cookieOf(joined);
+    const listed = await get("/settings/members", cookie);
+    const ids = [...listed.text.matchAll(/action="\/settings\/members\/(usr_[A-Za-z0-9]+)\/role"/g)].map(
+      (m) => m[1]!,
+    );
+    expect(ids).toHaveLength(2);
+    const [bossId, niaId] = ids;
+    // A viewer cannot manage members.
+    expect(
+      (
+        await post(
+          `/settings/members/${bossId}/remove`,
+          { _csrf: csrfOf((await get("/settings/members", newcomer)).text) },
+          newcomer,
+        )
+      ).status,
+    ).toBe(403);
+    // The last owner cannot step down.
+    expect(
+      (await post(`/settings/members/${bossId}/role`, { _csrf: csrfOf(listed.text), role: "viewer" }, cookie))
+        .status,
+    ).toBe(409);
+    // A role change ends the member's sessions in this organization.
+    expect(
+      (await post(`/settings/members/${niaId}/role`, { _csrf: csrfOf(listed.text), role: "admin" }, cookie))
+        .status,
+    ).toBe(303);
+    expect((await get("/", newcomer)).status).toBe(303);
+    const again = cookieOf(await post("/sign-in", { email: `new-${RUN}@example.com`, password: PASSWORD }));
+    const me = await t.request("GET", "/v1/me", { headers: { cookie: again } });
+    expect(me.body.credential.role).toBe("admin");
+  });
+
+  it("lists this account's sessions and signs out everywhere", async () => {
+    const { cookie } = await setup(`multi-${RUN}@example.com`, "Max Multi");
+    const second = cookieOf(
+      await post("/sign-in", { email: `multi-${RUN}@example.com`, password: PASSWORD }),
+    );
+    const sessions = await get("/settings/sessions", cookie);
+    expect(sessions.status).toBe(200);
+    expect(sessions.text.match(/action="\/settings\/sessions\/ses_/g)).toHaveLength(2);
+    expect((await post("/settings/sessions/end-all", { _csrf: csrfOf(sessions.text) }, cookie)).status).toBe(
+      303,
+    );
+    expect((await get("/", cookie)).status).toBe(303);
+    expect((await get("/", second)).status).toBe(303);
+  });
+
   it("shows a viewer the keys but no way to change them, and refuses it if it tries", async () => {
     await t.store.transaction((tx) =>
       createMember(tx, t.clock, {

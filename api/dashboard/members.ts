@@ -1,0 +1,267 @@
+import type { Hono } from "hono";
+import { html } from "hono/html";
+import { AppError } from "../../core/index.ts";
+import {
+  InvitationSchema,
+  inviteMember,
+  listUserSessions,
+  revokeSession,
+  revokeUserSessions,
+  ROLES,
+} from "../../engines/index.ts";
+import type { AppEnv } from "../env.ts";
+import { fieldError, page, type Html } from "./layout.ts";
+import { forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
+import { clearSessionCookie } from "./session.ts";
+
+/**
+ * Settings → Members (the organization's people and their roles; an owner invites, changes roles and
+ * removes) and Settings → Sessions (where this account is signed in; sign out one, or everywhere).
+ */
+export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
+  const { deps, signedIn, posted, nav } = parts;
+  const membersPage = async (signed: Signed, state: { link?: string; errors?: Record<string, string> }) =>
+    page("Members", nav(signed, "/settings/members"), await members(parts, signed, state));
+
+  app.get("/settings/members", async (c) => {
+    const signed = await signedIn(c);
+    if (signed instanceof Response) return signed;
+    return c.html(membersPage(signed, {}));
+  });
+  app.post("/settings/members/invite", async (c) => {
+    const result = await posted(c);
+    if (result instanceof Response) return result;
+    const { signed, form } = result;
+    if (signed.session.role !== "owner") return forbidden(c, signed);
+    const parsed = InvitationSchema.safeParse({ email: textOf(form, "email"), role: textOf(form, "role") });
+    if (!parsed.success) {
+      const errors = Object.fromEntries(
+        parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]),
+      );
+      return c.html(membersPage(signed, { errors }), 422);
+    }
+    const token = await inviteMember(deps.store, deps.clock, signed.session.orgId, parsed.data).catch(
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === "conflict") return error;
+        throw error;
+      },
+    );
+    if (token instanceof AppError)
+      return c.html(membersPage(signed, { errors: { email: token.message } }), 409);
+    const origin = deps.config.publicUrl ?? new URL(c.req.url).origin;
+    return c.html(membersPage(signed, { link: `${origin}/invite/${token}` }), 201);
+  });
+  app.post("/settings/members/:user/role", async (c) => {
+    const result = await posted(c);
+    if (result instanceof Response) return result;
+    const { signed, form } = result;
+    if (signed.session.role !== "owner") return forbidden(c, signed);
+    const role = textOf(form, "role");
+    if (!(ROLES as readonly string[]).includes(role)) throw new AppError("validation_failed", "Unknown role");
+    await changeMembership(parts, signed, c.req.param("user"), role);
+    return c.redirect("/settings/members", 303);
+  });
+  app.post("/settings/members/:user/remove", async (c) => {
+    const result = await posted(c);
+    if (result instanceof Response) return result;
+    const { signed } = result;
+    if (signed.session.role !== "owner") return forbidden(c, signed);
+    await changeMembership(parts, signed, c.req.param("user"), undefined);
+    return c.redirect("/settings/members", 303);
+  });
+
+  app.get("/settings/sessions", async (c) => {
+    const signed = await signedIn(c);
+    if (signed instanceof Response) return signed;
+    const sessions = await listUserSessions(deps.store, deps.clock, signed.session.user.id);
+    return c.html(
+      page(
+        "Sessions",
+        nav(signed, "/settings/sessions"),
+        html`<h1>Sessions</h1>
+          <p>Where ${signed.session.user.email} is signed in.</p>
+          <table>
+            <thead>
+              <tr>
+                <th>Browser</th>
+                <th>Address</th>
+                <th>Signed in</th>
+                <th>Last seen</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${sessions.map(
+                (session) =>
+                  html`<tr>
+                    <td>
+                      ${session.userAgent || "unknown"}${session.id === signed.session.sessionId ? html` <strong>(this one)</strong>` : ""}
+                    </td>
+                    <td>${session.address}</td>
+                    <td>${session.createdAt.toISOString()}</td>
+                    <td>${session.lastSeenAt.toISOString()}</td>
+                    <td>
+                      <form method="post" action="/settings/sessions/${session.id}/end">
+                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+                        <button class="danger" type="submit">Sign out</button>
+                      </form>
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+          <form method="post" action="/settings/sessions/end-all">
+            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            <button class="danger" type="submit">Sign out everywhere</button>
+          </form>`,
+      ),
+    );
+  });
+  app.post("/settings/sessions/:id/end", async (c) => {
+    const result = await posted(c);
+    if (result instanceof Response) return result;
+    const { signed } = result;
+    const mine = await listUserSessions(deps.store, deps.clock, signed.session.user.id);
+    const id = c.req.param("id");
+    // Only a session of this account; another's is "not found" like any other id.
+    if (!mine.some((session) => session.id === id)) throw new AppError("not_found", "No such session");
+    await revokeSession(deps.store, deps.clock, id);
+    if (id === signed.session.sessionId) {
+      clearSessionCookie(c);
+      return c.redirect("/sign-in", 303);
+    }
+    return c.redirect("/settings/sessions", 303);
+  });
+  app.post("/settings/sessions/end-all", async (c) => {
+    const result = await posted(c);
+    if (result instanceof Response) return result;
+    await revokeUserSessions(deps.store, deps.clock, result.signed.session.user.id);
+    clearSessionCookie(c);
+    return c.redirect("/sign-in", 303);
+  });
+}
+
+/**
+ * Sets a member's role, or removes the member (`role` undefined), in the signed-in owner's
+ * organization. The last owner can neither leave nor be demoted: the organization would have none.
+ */
+async function changeMembership(
+  parts: DashboardParts,
+  signed: Signed,
+  userId: string,
+  role: string | undefined,
+) {
+  const { store, clock } = parts.deps;
+  await store.transaction(async (tx) => {
+    const rows = await tx.query<{ user_id: string; role: string }>(
+      "SELECT user_id, role FROM memberships WHERE org_id = $1 FOR UPDATE",
+      [signed.session.orgId],
+    );
+    const member = rows.find((row) => row.user_id === userId);
+    if (!member) throw new AppError("not_found", "No such member");
+    const owners = rows.filter((row) => row.role === "owner").length;
+    if (member.role === "owner" && role !== "owner" && owners === 1) {
+      throw new AppError("conflict", "The organization's last owner cannot leave or change role");
+    }
+    if (role) {
+      await tx.query("UPDATE memberships SET role = $3, updated_at = $4 WHERE org_id = $1 AND user_id = $2", [
+        signed.session.orgId,
+        userId,
+        role,
+        clock.now().toISOString(),
+      ]);
+    } else {
+      await tx.query("DELETE FROM memberships WHERE org_id = $1 AND user_id = $2", [
+        signed.session.orgId,
+        userId,
+      ]);
+    }
+    // Sessions in this organization act with the old role: they end.
+    await tx.query(
+      "UPDATE user_sessions SET revoked_at = $3 WHERE user_id = $1 AND org_id = $2 AND revoked_at IS NULL",
+      [userId, signed.session.orgId, clock.now().toISOString()],
+    );
+  });
+}
+
+async function members(
+  parts: DashboardParts,
+  signed: Signed,
+  state: { link?: string; errors?: Record<string, string> },
+): Promise<Html> {
+  const rows = await parts.deps.store.query<{ user_id: string; name: string; email: string; role: string }>(
+    `SELECT m.user_id, u.name, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
+     WHERE m.org_id = $1 ORDER BY m.created_at`,
+    [signed.session.orgId],
+  );
+  const owner = signed.session.role === "owner";
+  const errors = state.errors ?? {};
+  return html`<h1>Members</h1>
+    ${
+      state.link
+        ? html`<section class="notice" aria-live="polite">
+            <p>Send this one-time invitation link (valid 7 days) to the person you invited:</p>
+            <p class="secret" id="invite-link">${state.link}</p>
+          </section>`
+        : ""
+    }
+    <table>
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Email</th>
+          <th>Role</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (row) =>
+            html`<tr>
+              <td>${row.name}</td>
+              <td>${row.email}</td>
+              <td>
+                ${
+                  owner
+                    ? html`<form method="post" action="/settings/members/${row.user_id}/role" class="inline">
+                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+                        <select name="role" aria-label="Role of ${row.name}">
+                          ${ROLES.map((role) => html`<option value="${role}" ${role === row.role ? "selected" : ""}>${role}</option>`)}
+                        </select>
+                        <button type="submit">Change</button>
+                      </form>`
+                    : row.role
+                }
+              </td>
+              <td>
+                ${
+                  owner
+                    ? html`<form method="post" action="/settings/members/${row.user_id}/remove">
+                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+                        <button class="danger" type="submit" aria-label="Remove ${row.name}">Remove</button>
+                      </form>`
+                    : ""
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      owner
+        ? html`<form method="post" action="/settings/members/invite" class="card">
+            <h2>Invite someone</h2>
+            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            <label for="invite-email">Email</label>
+            <input id="invite-email" name="email" type="email" required />
+            ${fieldError(errors, "email")}
+            <label for="invite-role">Role</label>
+            <select id="invite-role" name="role">
+              ${ROLES.map((role) => html`<option value="${role}" ${role === "viewer" ? "selected" : ""}>${role}</option>`)}
+            </select>
+            ${fieldError(errors, "role")}
+            <button type="submit">Create an invitation link</button>
+          </form>`
+        : html`<p class="muted">Only owners manage members.</p>`
+    }`;
+}

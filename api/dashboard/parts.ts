@@ -1,0 +1,95 @@
+import type { Context } from "hono";
+import { html } from "hono/html";
+import { csrfMatches, type SessionPrincipal } from "../../engines/index.ts";
+import type { ApiDeps, AppEnv } from "../env.ts";
+import { page, type PageNav } from "./layout.ts";
+import { sessionOf } from "./session.ts";
+
+/** A signed-in user of the dashboard, and the CSRF token its pages embed. */
+export type Signed = { session: SessionPrincipal; csrf: string };
+export type Form = Record<string, string | string[]>;
+
+/** What every group of pages (accounts.ts, api-keys.ts, members.ts, sync-panel.ts) is built with. */
+export interface DashboardParts {
+  deps: ApiDeps;
+  /** The signed-in user, or a redirect to sign in. */
+  signedIn: (c: Context<AppEnv>) => Promise<Signed | Response>;
+  /** A state-changing form: signed in, and its CSRF token matches; else a redirect or a 403 page. */
+  posted: (c: Context<AppEnv>) => Promise<{ signed: Signed; form: Form } | Response>;
+  /** The header of a page for this user, `active` marking the current link. */
+  nav: (signed: Signed, active?: string) => PageNav;
+}
+
+export function createParts(deps: ApiDeps): DashboardParts {
+  const nav = (signed: Signed, active?: string): PageNav => ({
+    who: {
+      name: signed.session.user.name,
+      email: signed.session.user.email,
+      orgName: signed.session.orgName,
+      role: signed.session.role,
+      csrf: signed.csrf,
+    },
+    ...(active ? { active } : {}),
+  });
+  return {
+    deps,
+    nav,
+    signedIn: async (c) => (await sessionOf(c, deps)) ?? c.redirect("/sign-in", 303),
+    posted: async (c) => {
+      const signed = await sessionOf(c, deps);
+      if (!signed) return c.redirect("/sign-in", 303);
+      const form = await formOf(c);
+      const csrf = typeof form._csrf === "string" ? form._csrf : c.req.header("x-csrf-token");
+      if (!csrfMatches(signed.session, csrf)) {
+        return c.html(
+          page(
+            "Forbidden",
+            nav(signed),
+            html`<h1>Forbidden</h1>
+              <p>This form has expired: reload the page and try again.</p>`,
+          ),
+          403,
+        );
+      }
+      return { signed, form };
+    },
+  };
+}
+
+/** A posted form's fields as text (a repeated field as a list; an uploaded file is not expected). */
+export async function formOf(c: Context<AppEnv>): Promise<Record<string, string | string[]>> {
+  const body = await c.req.parseBody({ all: true });
+  return Object.fromEntries(
+    Object.entries(body).map(([name, value]) => [
+      name,
+      Array.isArray(value)
+        ? value.map((item) => (typeof item === "string" ? item : ""))
+        : typeof value === "string"
+          ? value
+          : "",
+    ]),
+  );
+}
+
+/** One field's text (the first, if repeated). */
+export const textOf = (form: Record<string, string | string[]>, name: string): string =>
+  [form[name] ?? ""].flat()[0] ?? "";
+
+export function forbidden(c: Context<AppEnv>, signed: Signed): Response | Promise<Response> {
+  return c.html(
+    page(
+      "Forbidden",
+      {
+        who: {
+          ...signed.session.user,
+          orgName: signed.session.orgName,
+          role: signed.session.role,
+          csrf: signed.csrf,
+        },
+      },
+      html`<h1>Forbidden</h1>
+        <p>Your role (${signed.session.role}) cannot do this.</p>`,
+    ),
+    403,
+  );
+}
