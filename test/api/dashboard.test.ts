@@ -357,6 +357,8 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(invoice.status).toBe(201);
     const panel = await get("/sync", cookie);
     expect(panel.status).toBe(200);
+    expect(panel.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(panel.headers.get("cache-control")).toBe("no-store");
     const asked = await post(
       "/sync",
       { _csrf: csrfOf(panel.text), message: `mark ${invoice.body.number} as paid` },
