@@ -11,7 +11,7 @@ import { SYNC_EVENT_TYPES } from "./sync/schema.ts";
 import { candidates } from "./talent/candidates.ts";
 import { skills } from "./talent/skills.ts";
 import type { ListCache } from "./list-cache.ts";
-import { createResourceService, type ResourceService } from "./resource.ts";
+import { createResourceService, type AnyResourceService } from "./resource.ts";
 
 export * from "./fields.ts";
 export * from "./list-cache.ts";
@@ -42,9 +42,6 @@ export const RESOURCES = [
   candidates,
   skills,
 ] as const;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
-export type AnyResourceService = ResourceService<any, any, any>;
 
 /** One service per resource, sharing the store, the clock and the list cache (none: every list is read). */
 export function createResourceServices(

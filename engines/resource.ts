@@ -108,6 +108,10 @@ export interface ResourceService<TObject, TCreate, TUpdate> {
   delete(orgId: string, id: string): Promise<void>;
 }
 
+/** A service of any resource: what a registry of them holds (`createResourceServices`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
+export type AnyResourceService = ResourceService<any, any, any>;
+
 export function createResourceService<TObject, TCreate, TUpdate>(
   definition: ResourceDefinition<TObject, TCreate, TUpdate>,
   store: Store,

@@ -11,7 +11,7 @@ import type { SyncConfig } from "../../core/index.ts";
 import type { Row, Store } from "../../store/index.ts";
 import type { KeyPrincipal } from "../tenancy/api-keys.ts";
 import { recordEvents } from "../events/outbox.ts";
-import type { AnyResourceService } from "../index.ts";
+import type { AnyResourceService } from "../resource.ts";
 import type { ListQuery } from "../list-query.ts";
 import type { Page } from "../paging.ts";
 import type { HistoryTurn, Planner, PlannerTurn, ProposedAction } from "./planner.ts";

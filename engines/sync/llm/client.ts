@@ -3,7 +3,9 @@ import type { SyncLlmConfig } from "../../../core/config.ts";
 import type { Tool } from "../tools/types.ts";
 import { toolJsonSchema } from "../tools/catalog.ts";
 import { excerpt, LlmError, malformed } from "./errors.ts";
-import { readCompletionStream } from "./stream.ts";
+import { readCompletionStream, type ChatCompletion, type ChatToolCall } from "./stream.ts";
+
+export type { ChatCompletion, ChatToolCall };
 
 /** A message of a Chat Completions conversation: the subset SYNC sends. */
 export type ChatMessage =
@@ -11,23 +13,9 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export interface ChatToolCall {
-  id: string;
-  type: "function";
-  /** `arguments` is the model's JSON text, unparsed: it may not be valid JSON. */
-  function: { name: string; arguments: string };
-}
-
 export interface ChatToolDefinition {
   type: "function";
   function: { name: string; description: string; parameters: Record<string, unknown> };
-}
-
-/** What one model request produced. */
-export interface ChatCompletion {
-  content: string;
-  toolCalls: ChatToolCall[];
-  finishReason: string | null;
 }
 
 export interface ChatRequest {

@@ -1,6 +1,19 @@
 import { z } from "zod";
-import type { ChatCompletion, ChatToolCall } from "./client.ts";
 import { malformed } from "./errors.ts";
+
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  /** `arguments` is the model's JSON text, unparsed: it may not be valid JSON. */
+  function: { name: string; arguments: string };
+}
+
+/** What one model request produced. */
+export interface ChatCompletion {
+  content: string;
+  toolCalls: ChatToolCall[];
+  finishReason: string | null;
+}
 
 const ChunkSchema = z.object({
   choices: z.array(

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../../core/index.ts";
 import type { ListQuery } from "../../list-query.ts";
-import type { AnyResourceService } from "../../index.ts";
+import type { AnyResourceService } from "../../resource.ts";
 import type { ResourceDefinition } from "../../resource.ts";
 import type { ToolContext } from "./types.ts";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Store } from "../../../store/index.ts";
-import type { AnyResourceService } from "../../index.ts";
+import type { AnyResourceService } from "../../resource.ts";
 import type { KeyPrincipal } from "../../tenancy/api-keys.ts";
 import type { ScopeName } from "../../tenancy/scopes.ts";
 
