@@ -9,7 +9,7 @@ import {
   revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
-import { fieldError, page, type Html } from "./layout.ts";
+import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
@@ -74,7 +74,8 @@ async function keysPage(
   const keys = await listApiKeys(deps.store, signed.session.orgId, 1, 100);
   const canWrite = hasScope(signed.session.scopes, "keys", "write");
   const errors = state.errors ?? {};
-  return html`<h1>API Keys</h1>
+  return html`${settingsTabs("/settings/api-keys")}
+    <h1>API Keys</h1>
     ${
       state.secret
         ? html`<section class="notice" aria-live="polite">

@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from "node:fs";
+
 /**
- * The dashboard's stylesheet, served from `/dashboard/assets/app.css` (same origin, no CDN): system
+ * The dashboard's base stylesheet, served from `/dashboard/assets/app.css` (same origin, no CDN): system
  * fonts, light and dark from the reader's preference, readable on a phone.
  */
-export const APP_CSS = `
+const BASE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --line: #d0d7de;
   --accent: #0b5cad; --danger: #b42318; --panel: #f6f8fa; }
 @media (prefers-color-scheme: dark) {
@@ -49,3 +51,23 @@ textarea { width: 100%; padding: .5rem; border: 1px solid var(--line); border-ra
 form.inline { display: inline-block; margin-right: .5rem; }
 @media (max-width: 40rem) { th:nth-child(4), td:nth-child(4) { display: none; } }
 `;
+
+/** The folder of the pages' own client files: `<area>.css` (appended to app.css) and `<name>.js` islands. */
+const CLIENT_DIR = new URL("./client/", import.meta.url);
+
+/**
+ * Each page group keeps its styles and scripts in `client/` beside its module, so no two groups
+ * edit one file. Read once at start: a few kilobytes, served from memory.
+ */
+function clientFiles(extension: ".css" | ".js"): Map<string, string> {
+  const names = readdirSync(CLIENT_DIR)
+    .filter((name) => name.endsWith(extension))
+    .sort();
+  return new Map(names.map((name) => [name, readFileSync(new URL(name, CLIENT_DIR), "utf8")]));
+}
+
+/** `/dashboard/assets/app.css`: the base, then every group's stylesheet in name order. */
+export const APP_CSS = [BASE_CSS, ...clientFiles(".css").values()].join("\n");
+
+/** `/dashboard/assets/<name>.js`: the client-side islands (no inline script anywhere: see layout.ts). */
+export const CLIENT_SCRIPTS: ReadonlyMap<string, string> = clientFiles(".js");

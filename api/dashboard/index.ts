@@ -3,9 +3,14 @@ import { html } from "hono/html";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { accountRoutes } from "./accounts.ts";
 import { apiKeyRoutes } from "./api-keys.ts";
-import { APP_CSS } from "./assets.ts";
+import { APP_CSS, CLIENT_SCRIPTS } from "./assets.ts";
 import { CSP, page } from "./layout.ts";
+import { dataRoutes } from "./data/index.ts";
+import { eventRoutes } from "./events.ts";
+import { functionRoutes } from "./functions/index.ts";
 import { memberRoutes } from "./members.ts";
+import { organizationRoutes } from "./organization.ts";
+import { webhookRoutes } from "./webhooks/index.ts";
 import { createParts } from "./parts.ts";
 import { noStore } from "./session.ts";
 import { syncPanelRoutes } from "./sync-panel.ts";
@@ -18,7 +23,16 @@ const PAGES = [
   "/reset/*",
   "/sign-in",
   "/sign-out",
+  "/settings",
   "/settings/*",
+  "/data",
+  "/data/*",
+  "/webhooks",
+  "/webhooks/*",
+  "/functions",
+  "/functions/*",
+  "/events",
+  "/events/*",
   "/dashboard/*",
   "/sync",
   "/sync/*",
@@ -42,6 +56,12 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
   app.get("/dashboard/assets/app.css", (c) => {
     c.header("Content-Type", "text/css; charset=utf-8");
     return c.body(APP_CSS);
+  });
+  app.get("/dashboard/assets/:name{[a-z0-9-]+\\.js}", (c) => {
+    const script = CLIENT_SCRIPTS.get(c.req.param("name"));
+    if (script === undefined) return c.notFound();
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    return c.body(script);
   });
   const parts = createParts(deps);
   const { signedIn, nav } = parts;
@@ -69,8 +89,14 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
       ),
     );
   });
+  app.get("/settings", (c) => c.redirect("/settings/api-keys", 303));
   syncPanelRoutes(app, parts);
   apiKeyRoutes(app, parts);
   memberRoutes(app, parts);
+  organizationRoutes(app, parts);
+  dataRoutes(app, parts);
+  webhookRoutes(app, parts);
+  functionRoutes(app, parts);
+  eventRoutes(app, parts);
   return app;
 }

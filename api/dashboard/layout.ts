@@ -26,13 +26,39 @@ export interface PageNav {
   active?: string;
 }
 
+/** The main navigation; a page marks its section active with the section's href. */
 const LINKS: Array<[href: string, label: string]> = [
   ["/", "Overview"],
+  ["/data", "Data"],
+  ["/webhooks", "Webhooks"],
+  ["/functions", "Functions"],
+  ["/events", "Events"],
   ["/sync", "SYNC"],
-  ["/settings/api-keys", "Settings · API Keys"],
+  ["/settings", "Settings"],
+];
+
+/** Settings' own pages, as tabs under its heading (`settingsTabs`). */
+const SETTINGS_TABS: Array<[href: string, label: string]> = [
+  ["/settings/api-keys", "API Keys"],
   ["/settings/members", "Members"],
   ["/settings/sessions", "Sessions"],
+  ["/settings/organization", "Organization"],
+  ["/settings/integrations", "Integrations"],
 ];
+
+/** The tabs of Settings, `active` marking the current one. */
+export function settingsTabs(active: string): Html {
+  return html`<nav class="tabs" aria-label="Settings">
+    ${SETTINGS_TABS.map(
+      ([href, label]) =>
+        html`<a href="${href}" ${raw(active === href ? 'aria-current="page"' : "")}>${label}</a>`,
+    )}
+  </nav>`;
+}
+
+/** Whether the page at `active` belongs to the section at `href` (`/data/invoices` to `/data`). */
+const inSection = (active: string | undefined, href: string): boolean =>
+  active !== undefined && (active === href || (href !== "/" && active.startsWith(`${href}/`)));
 
 export function page(title: string, nav: PageNav, body: Html): Html {
   return html`<!doctype html>
@@ -51,7 +77,9 @@ export function page(title: string, nav: PageNav, body: Html): Html {
               ? html`<nav aria-label="Main">
                     ${LINKS.map(
                       ([href, label]) =>
-                        html`<a href="${href}" ${raw(nav.active === href ? 'aria-current="page"' : "")}
+                        html`<a
+                          href="${href}"
+                          ${raw(inSection(nav.active, href) ? 'aria-current="page"' : "")}
                           >${label}</a
                         >`,
                     )}

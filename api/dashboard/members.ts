@@ -10,7 +10,7 @@ import {
   ROLES,
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { fieldError, page, type Html } from "./layout.ts";
+import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
 import { clearSessionCookie } from "./session.ts";
 
@@ -78,7 +78,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       page(
         "Sessions",
         nav(signed, "/settings/sessions"),
-        html`<h1>Sessions</h1>
+        html`${settingsTabs("/settings/sessions")}
+          <h1>Sessions</h1>
           <p>Where ${signed.session.user.email} is signed in.</p>
           <table>
             <thead>
@@ -196,7 +197,8 @@ async function members(
   );
   const owner = signed.session.role === "owner";
   const errors = state.errors ?? {};
-  return html`<h1>Members</h1>
+  return html`${settingsTabs("/settings/members")}
+    <h1>Members</h1>
     ${
       state.link
         ? html`<section class="notice" aria-live="polite">

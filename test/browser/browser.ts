@@ -183,3 +183,19 @@ export async function baseUrlOf(t: TestApp): Promise<string> {
   }
   return new URL(response.url).origin;
 }
+
+/**
+ * Gives the tab's context the member's session cookie, so its pages open signed in (the sign-in page
+ * has its own test).
+ *
+ * @example
+ *   const owner = await signedInMember(t, org.id, "owner");
+ *   const tab = await browser.openTab();
+ *   await signInTab(tab, base, owner);
+ *   await tab.page.goto(`${base}/data/invoices`);
+ */
+export async function signInTab(tab: BrowserTab, base: string, member: { token: string }): Promise<void> {
+  await tab.context.addCookies([
+    { name: "tessera_session", value: member.token, url: base, httpOnly: true, sameSite: "Lax" },
+  ]);
+}

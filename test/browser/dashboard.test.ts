@@ -38,7 +38,7 @@ describeBrowser("the dashboard in Chromium", () => {
     expect(await page.getByText("Olive <b>Owner</b>", { exact: false }).count()).toBeGreaterThan(0);
     await tab.screenshot("dashboard-overview");
 
-    await page.getByRole("link", { name: "Settings · API Keys" }).click();
+    await page.getByRole("link", { name: "Settings" }).click();
     await page.getByLabel("Name", { exact: true }).fill("Browser key");
     await page.getByLabel("Access", { exact: true }).selectOption("read_only");
     await page.getByRole("button", { name: "Create key" }).click();
