@@ -18,7 +18,7 @@ import {
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
 import { fieldError, page, type Html } from "./layout.ts";
-import { formOf, textOf, type DashboardParts } from "./parts.ts";
+import { formOf, textOf, type DashboardParts, errorsByField } from "./parts.ts";
 import { addressOf, clearSessionCookie, setSessionCookie } from "./session.ts";
 
 /** Sign-in attempts per account and per address in 15 minutes, before "try again later". */
@@ -45,9 +45,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     };
     const parsed = NewUserSchema.safeParse(values);
     if (!parsed.success) {
-      const errors = Object.fromEntries(
-        parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]),
-      );
+      const errors = errorsByField(parsed.error);
       return c.html(page("Set up Tessera", {}, setupForm(values, errors)), 422);
     }
     const created = await deps.store
@@ -111,9 +109,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
           password: textOf(form, "password"),
         });
         if (!parsed.success) {
-          const errors = Object.fromEntries(
-            parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]),
-          );
+          const errors = errorsByField(parsed.error);
           return { email: token.email, role, existing: false, errors };
         }
         userId = (await createMember(tx, deps.clock, { ...parsed.data, orgId: token.orgId, role })).id;

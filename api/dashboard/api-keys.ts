@@ -10,7 +10,7 @@ import {
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
-import { forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
+import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
 export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
@@ -35,9 +35,7 @@ export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     };
     const parsed = ApiKeyCreateSchema.safeParse(input);
     if (!parsed.success) {
-      const errors = Object.fromEntries(
-        parsed.error.issues.map((issue) => [String(issue.path[0] ?? "kind"), issue.message]),
-      );
+      const errors = errorsByField(parsed.error, "kind");
       return c.html(
         page("API Keys", nav(signed, "/settings/api-keys"), await keysPage(deps, signed, { errors })),
         422,

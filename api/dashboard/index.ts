@@ -8,6 +8,7 @@ import { CSP, page } from "./layout.ts";
 import { dataRoutes } from "./data/index.ts";
 import { eventRoutes } from "./events.ts";
 import { functionRoutes } from "./functions/index.ts";
+import { integrationRoutes } from "./integrations.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organization.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
@@ -98,5 +99,6 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
   webhookRoutes(app, parts);
   functionRoutes(app, parts);
   eventRoutes(app, parts);
+  integrationRoutes(app, parts);
   return app;
 }

@@ -11,7 +11,7 @@ import {
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
 import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
-import { forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
+import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 import { clearSessionCookie } from "./session.ts";
 
 /**
@@ -35,9 +35,7 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (signed.session.role !== "owner") return forbidden(c, signed);
     const parsed = InvitationSchema.safeParse({ email: textOf(form, "email"), role: textOf(form, "role") });
     if (!parsed.success) {
-      const errors = Object.fromEntries(
-        parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]),
-      );
+      const errors = errorsByField(parsed.error);
       return c.html(membersPage(signed, { errors }), 422);
     }
     const token = await inviteMember(deps.store, deps.clock, signed.session.orgId, parsed.data).catch(

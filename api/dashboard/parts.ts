@@ -1,7 +1,10 @@
 import type { Context } from "hono";
+import type { ZodError } from "zod";
+import type { FieldError } from "../../core/index.ts";
 import { html } from "hono/html";
 import { csrfMatches, type SessionPrincipal } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
+import { fieldErrors } from "../problem.ts";
 import { page, type PageNav } from "./layout.ts";
 import { sessionOf } from "./session.ts";
 
@@ -92,4 +95,23 @@ export function forbidden(c: Context<AppEnv>, signed: Signed): Response | Promis
     ),
     403,
   );
+}
+
+/**
+ * The API's validation errors as a form shows them: field name → the first message for it. A zod
+ * failure and an AppError's `errors` (a service's refusal) read the same, named as the API names
+ * them (`line_items[0].quantity`); a problem with no field goes under `fallback`.
+ *
+ * @example
+ *   const parsed = Schema.safeParse(values);
+ *   if (!parsed.success) return render(errorsByField(parsed.error)); // { email: "Invalid email" }
+ */
+export function errorsByField(
+  error: ZodError | readonly FieldError[],
+  fallback = "_form",
+): Record<string, string> {
+  const errors = Array.isArray(error) ? (error as readonly FieldError[]) : fieldErrors(error as ZodError);
+  const byField: Record<string, string> = {};
+  for (const { param, message } of errors) byField[param || fallback] ??= message;
+  return byField;
 }
