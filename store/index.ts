@@ -8,6 +8,14 @@ export type { Queryable, Row, Store } from "./port.ts";
 export { createPgliteStore } from "./pglite.ts";
 export { createPostgresStore } from "./postgres.ts";
 export { listMigrations, migrate, pendingMigrations } from "./migrate.ts";
+export {
+  API_KEY_CHANGED,
+  createInvalidations,
+  FUNCTION_CHANGED,
+  type InvalidationChannel,
+  type InvalidationHandler,
+  type Invalidations,
+} from "./invalidations.ts";
 export { nextClaimable, queueStats, QUEUE_COUNT_CAP, type QueueStats, type QueueTable } from "./queue.ts";
 
 /** The store the configuration asks for: PostgreSQL when DATABASE_URL is set, else PGlite. */

@@ -45,9 +45,10 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       guard();
       return db.transaction((tx) => fn(on(tx)));
     },
+    // In process: no connection to lose, so `onRelisten` is never called.
     async listen(channel, onNotify) {
       guard();
-      const unlisten = await db.listen(channel, () => onNotify());
+      const unlisten = await db.listen(channel, (payload) => onNotify(payload));
       return async () => {
         if (!disposed) await unlisten();
       };

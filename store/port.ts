@@ -18,10 +18,15 @@ export interface Store extends Queryable {
   /** Runs `fn` in one transaction; it commits when `fn` resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * LISTEN on `channel`: `onNotify` runs on each NOTIFY (delivered at commit). Resolves
-   * once listening, with the function that stops. The adapter re-listens after a
-   * reconnect; notifications sent while disconnected are lost, so callers also poll.
+   * LISTEN on `channel`: `onNotify` runs on each NOTIFY (delivered at commit) with its payload.
+   * Resolves once listening, with the function that stops. The adapter re-listens after a
+   * reconnect and then calls `onRelisten`: notifications sent while disconnected are lost, so
+   * callers also poll, or drop what those notifications would have told them to.
    */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onRelisten?: () => void,
+  ): Promise<() => Promise<void>>;
   dispose(): Promise<void>;
 }

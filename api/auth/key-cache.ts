@@ -1,4 +1,3 @@
-import { Redis } from "ioredis";
 import { safeEqual, sha256Hex, type Clock } from "../../core/index.ts";
 import { findPrincipalByHash, looksLikeApiKey, type KeyPrincipal } from "../../engines/index.ts";
 import type { Queryable } from "../../store/index.ts";
@@ -6,8 +5,9 @@ import type { Queryable } from "../../store/index.ts";
 /**
  * Resolves bearer secrets to principals with an in-process cache, so a request
  * costs one SHA-256 and a map lookup. Keys are high-entropy: SHA-256 is the right
- * hash, never a slow KDF per request. Revocation on this node is immediate; other
- * nodes hear of it through `invalidate` (Redis signal) or after the TTL.
+ * hash, never a slow KDF per request. Revocation on this node is immediate; on
+ * PostgreSQL, other nodes hear of it by message at commit (services.ts wires
+ * store/invalidations.ts to their `invalidate`), and the TTL is the safety net.
  */
 export interface KeyCache {
   resolve(secret: string): Promise<KeyPrincipal | undefined>;
@@ -66,33 +66,6 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
     clear() {
       byHash.clear();
       hashesByKeyId.clear();
-    },
-  };
-}
-
-const REVOKED_CHANNEL = "tessera:api-key-revoked";
-
-/**
- * Spreads invalidations to every node through Redis pub/sub, so a key revoked on
- * one node stops working on all of them at once, not after the cache TTL.
- * `subscriber` must be a connection of its own (Redis puts it in subscribe mode).
- */
-export async function withCrossNodeInvalidation(
-  cache: KeyCache,
-  publisher: Redis,
-  subscriber: Redis,
-  onError: (error: unknown) => void,
-): Promise<KeyCache> {
-  await subscriber.subscribe(REVOKED_CHANNEL);
-  subscriber.on("message", (channel: string, keyId: string) => {
-    if (channel === REVOKED_CHANNEL) cache.invalidate(keyId);
-  });
-  return {
-    resolve: (secret) => cache.resolve(secret),
-    clear: () => cache.clear(),
-    invalidate(keyId) {
-      cache.invalidate(keyId);
-      publisher.publish(REVOKED_CHANNEL, keyId).catch(onError);
     },
   };
 }

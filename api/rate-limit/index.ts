@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Clock, RateLimit } from "../../core/index.ts";
+import type { Clock, Logger, RateLimit } from "../../core/index.ts";
 
 /**
  * Fixed-window rate limiting per credential. The in-process limiter serves one
@@ -16,6 +16,11 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(credentialId: string, limit: RateLimit): Promise<RateDecision>;
+  /**
+   * Where budgets are counted now: `shared` (Redis, every node), or `local` (this node alone:
+   * no Redis configured, or Redis unreachable). `/readyz` reports it.
+   */
+  counting?(): "shared" | "local";
 }
 
 function windowOf(now: number, limit: RateLimit) {
@@ -69,5 +74,47 @@ export function createRedisRateLimiter(redis: Redis, clock: Clock, prefix = "tes
       if (error) throw error;
       return decide(Number(count), limit, resetAt);
     },
+  };
+}
+
+/**
+ * Redis down, rate limits fail open to this node's own count. The choice: refusing every
+ * authenticated request (fail closed) turns a cache outage into a whole-API outage, and letting
+ * everything through (fail open, no limit) leaves the database unguarded. Counting per node keeps
+ * each node's budget (a caller can get up to N × the plan's limit across N nodes) until Redis is
+ * back, with no wait: a command is not queued while Redis is disconnected (`enableOfflineQueue:
+ * false` in services.ts) and times out fast when it hangs. Back to shared counting at the first
+ * command that succeeds.
+ */
+export function createSharedRateLimiter(
+  redis: Redis,
+  clock: Clock,
+  log: Logger,
+  prefix = "tessera:rl",
+): RateLimiter {
+  const shared = createRedisRateLimiter(redis, clock, prefix);
+  const local = createMemoryRateLimiter(clock);
+  let counting: "shared" | "local" = "shared";
+  const fallBack = (error?: unknown) => {
+    if (counting === "local") return;
+    counting = "local";
+    log.warn("redis unreachable: rate limits counted per node until it is back", { error });
+  };
+  return {
+    async hit(credentialId, limit) {
+      if (redis.status === "ready") {
+        try {
+          const decision = await shared.hit(credentialId, limit);
+          if (counting === "local") log.info("redis is back: rate limits shared again");
+          counting = "shared";
+          return decision;
+        } catch (error) {
+          fallBack(error);
+        }
+      } else fallBack();
+      return local.hit(credentialId, limit);
+    },
+    // Disconnected is known at once; a connection that hangs shows at its first failed command.
+    counting: () => (redis.status === "ready" ? counting : "local"),
   };
 }

@@ -26,7 +26,7 @@ describe.each(storeKinds())("operations on $name", (kind) => {
     it("answers GET /readyz with 200 when the t.store is ready", async () => {
       const response = await t.request("GET", "/readyz");
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ status: "ready" });
+      expect(response.body).toEqual({ status: "ready", rate_limits: "local" });
     });
 
     it("exposes Prometheus text counting requests by route pattern", async () => {

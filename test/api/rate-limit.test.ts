@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "../../api/rate-limit/index.ts";
-import { FakeClock, randomBase62 } from "../../core/index.ts";
+import { createRedisRateLimiter, createSharedRateLimiter } from "../../api/rate-limit/index.ts";
+import { startCuttableProxy } from "../helpers/proxy.ts";
+import { FakeClock, randomBase62, silentLogger } from "../../core/index.ts";
 import { useTestApp, withTestApp, type TestApp, type TestResponse } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -176,5 +177,41 @@ describe.each(storeKinds())("rate limits on $name", (kind) => {
         expect((await node.request("GET", "/v1/contacts", { key: second })).status).toBe(200);
       });
     });
+
+    it("counts on this node alone while Redis is unreachable, at once, and shares again when it is back", async () => {
+      const proxy = await startCuttableProxy(new URL(REDIS_URL!));
+      const cut = new Redis(proxy.url, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        commandTimeout: 500,
+      });
+      cut.on("error", () => {});
+      try {
+        const clock = new FakeClock(START);
+        const prefix = `tessera:test:rl:${randomBase62(12)}`;
+        const limiter = createSharedRateLimiter(cut, clock, silentLogger, prefix);
+        const limit = { limit: 3, window_s: 60 };
+        await expect.poll(() => cut.status).toBe("ready");
+        expect((await limiter.hit("key_a", limit)).remaining).toBe(2);
+        expect(limiter.counting!()).toBe("shared");
+
+        proxy.down();
+        await expect.poll(() => cut.status).not.toBe("ready");
+        // The node's own count: the first hit of this node, and the limit still holds.
+        const decisions = [];
+        for (let i = 0; i < 4; i++) decisions.push((await limiter.hit("key_a", limit)).allowed);
+        expect(decisions).toEqual([true, true, true, false]);
+        expect(limiter.counting!()).toBe("local");
+
+        proxy.up();
+        await expect.poll(() => cut.status, { timeout: 10_000 }).toBe("ready");
+        // Back in Redis, where the window already holds the first hit.
+        expect((await limiter.hit("key_a", limit)).remaining).toBe(1);
+        expect(limiter.counting!()).toBe("shared");
+      } finally {
+        cut.disconnect();
+        await proxy.close();
+      }
+    }, 30_000);
   });
 });
