@@ -4,14 +4,14 @@ import {
   createKeyCache,
   createMemoryRateLimiter,
   createMetrics,
-  createRedisRateLimiter,
-  withCrossNodeInvalidation,
+  createSharedRateLimiter,
   type Api,
   type ApiDeps,
   type KeyCache,
   type MetricSample,
   type RateLimiter,
 } from "./api/index.ts";
+import { createOAuthServer } from "./api/oauth/index.ts";
 import {
   createSecretBox,
   Releasers,
@@ -41,9 +41,19 @@ import {
   FUNCTION_EVENT_TYPES,
   RUN_QUEUE,
   type FunctionHost,
+  type FunctionInvoker,
 } from "./runtime/index.ts";
 import type { SandboxStats } from "./sandbox/index.ts";
-import { openStore, pendingMigrations, queueStats, QUEUE_COUNT_CAP, type Store } from "./store/index.ts";
+import {
+  API_KEY_CHANGED,
+  createInvalidations,
+  FUNCTION_CHANGED,
+  openStore,
+  pendingMigrations,
+  queueStats,
+  QUEUE_COUNT_CAP,
+  type Store,
+} from "./store/index.ts";
 import {
   createWebhookDeliveryService,
   createWebhookEndpointService,
@@ -96,8 +106,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const secretBox = createSecretBox(secret);
     const redis = config.redisUrl ? connectRedis(config.redisUrl, log, releasers, "redis") : undefined;
     const rateLimiter =
-      options.rateLimiter ?? (redis ? createRedisRateLimiter(redis, clock) : createMemoryRateLimiter(clock));
-    const keys = options.keys ?? (await createKeys({ config, store, clock, log, redis, releasers }));
+      options.rateLimiter ??
+      (redis ? createSharedRateLimiter(redis, clock, log) : createMemoryRateLimiter(clock));
+    const keys = options.keys ?? createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs });
     const listCache = createListCache(config.listCacheBytes);
     const metrics = createMetrics();
     const resources = createResourceServices(store, clock, listCache);
@@ -126,6 +137,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       // ctx.platform.fetch: the REST API in-process, as the caller.
       platformFetch: (request) => Promise.resolve(services.api().app.fetch(request)),
     });
+    await followInvalidations({ store, log, keys, invoker, releasers });
     const services: Services = {
       config,
       log,
@@ -165,6 +177,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         log,
         functionTools: createSyncFunctionTools({ store, invoker, origin: syncOrigin(config) }),
       }),
+      oauth: createOAuthServer({ config, store, clock, secret }),
       adminToken: options.adminToken,
       ready: async () => (await pendingMigrations(store)).length === 0,
       api: () => (api ??= createApi(services)),
@@ -178,28 +191,36 @@ export async function createServices(options: ServicesOptions): Promise<Services
   }
 }
 
-/** The key cache; with Redis, revocations reach every node at once (not after the cache TTL). */
-async function createKeys(parts: {
-  config: Config;
+/**
+ * On PostgreSQL, a key or function changed through any node reaches this node's caches by
+ * message at commit (store/invalidations.ts), so they need not wait out their TTLs. The
+ * embedded store admits one process, whose own changes already drop its entries.
+ */
+async function followInvalidations(parts: {
   store: Store;
-  clock: Clock;
   log: Logger;
-  redis: Redis | undefined;
+  keys: KeyCache;
+  invoker: FunctionInvoker;
   releasers: Releasers;
-}): Promise<KeyCache> {
-  const { config, store, clock, log, redis, releasers } = parts;
-  const local = createKeyCache({ db: store, clock, ttlMs: config.keyCacheTtlMs });
-  if (!redis) return local;
-  return withCrossNodeInvalidation(
-    local,
-    redis,
-    connectRedis(config.redisUrl!, log, releasers, "redis subscriber"),
-    (error) => log.warn("key revocation broadcast failed", { error }),
-  );
+}): Promise<void> {
+  const { store, log, keys, invoker, releasers } = parts;
+  if (store.kind !== "postgres") return;
+  const bus = createInvalidations(store, log);
+  releasers.add("invalidations", () => bus.dispose());
+  await bus.subscribe(API_KEY_CHANGED, {
+    onMessage: ({ id }) => keys.invalidate(id),
+    onReset: () => keys.clear(),
+  });
+  await bus.subscribe(FUNCTION_CHANGED, {
+    onMessage: ({ org_id }) => invoker.forgetLookups(org_id),
+    onReset: () => invoker.forgetLookups(),
+  });
 }
 
 function connectRedis(url: string, log: Logger, releasers: Releasers, name: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  // Rate limits must not wait on an unreachable Redis (createSharedRateLimiter counts locally then):
+  // no queue while disconnected, and a bounded wait for a command on a connection that hangs.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
   redis.on("error", (error) => log.warn("redis error", { connection: name, error }));
   releasers.add(name, async () => void (await redis.quit().catch(() => redis.disconnect())));
   return redis;

@@ -15,6 +15,8 @@ import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
 import { dashboardRoutes } from "./dashboard/index.ts";
 import { sessionPrincipal } from "./dashboard/session.ts";
+import { oauthRoutes } from "./oauth/index.ts";
+import { oauthAppRoutes, oauthInstallationRoutes } from "./routes/oauth-apps.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { engineStateRoutes } from "./routes/engine-state.ts";
 import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
@@ -52,6 +54,8 @@ export function createApi(deps: ApiDeps): Api {
 
   app.route("/", healthRoutes(deps));
   app.route("/admin/v1", adminRoutes(deps));
+  // Before the dashboard: the consent pages under /oauth are its look but the server's paths.
+  app.route("/", oauthRoutes(deps));
   app.route("/", dashboardRoutes(deps));
 
   // A function's request body is its own (any type, its own limit); a deploy's files may be large.
@@ -77,6 +81,8 @@ export function createApi(deps: ApiDeps): Api {
 
   app.route("/v1/me", meRoutes(deps));
   app.route("/v1/api_keys", apiKeyRoutes(deps));
+  app.route("/v1/oauth_apps", oauthAppRoutes(deps));
+  app.route("/v1/oauth_installations", oauthInstallationRoutes(deps));
   app.route("/v1/events", eventRoutes(deps, deps.catalog));
   app.route("/v1/event_types", eventTypeRoutes(deps.catalog));
   app.route("/v1/webhook_endpoints", webhookEndpointRoutes(deps.webhookEndpoints));

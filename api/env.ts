@@ -11,6 +11,7 @@ import type { Store } from "../store/index.ts";
 import type { WebhookDeliveryService, WebhookEndpointService } from "../webhooks/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
+import type { OAuthServer } from "./oauth/server.ts";
 import type { RateLimiter } from "./rate-limit/index.ts";
 
 /**
@@ -40,6 +41,8 @@ export interface ApiDeps {
   invoker: FunctionInvoker;
   /** SYNC, the agent: chat, approvals, the audit record. */
   sync: SyncService;
+  /** The OAuth 2.0 authorization server (api/oauth/): apps' codes, tokens and consent. */
+  oauth: OAuthServer;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */

@@ -1,6 +1,7 @@
 import type { Config } from "../core/index.ts";
 import { purgeEvents } from "./events/outbox.ts";
 import { markOverdueInvoices } from "./finance/overdue.ts";
+import { purgeExpiredOAuthRecords } from "./oauth/records.ts";
 import { purgeIdempotencyKeys } from "./tenancy/idempotency.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
@@ -35,6 +36,15 @@ export function housekeepingJobs(config: Config): ScheduledJob[] {
           new Date(now.getTime() - config.idempotencyTtlHours * HOUR_MS),
         );
         if (purged > 0) log.info("purged idempotency keys", { purged });
+      },
+    },
+    {
+      // Expired codes, tokens and interactions of the authorization server pile up otherwise.
+      name: "purge-oauth-records",
+      schedule: "37 * * * *",
+      async run({ store, now, log }) {
+        const purged = await purgeExpiredOAuthRecords(store, now);
+        if (purged > 0) log.info("purged expired oauth records", { purged });
       },
     },
     {

@@ -6,6 +6,8 @@ import { products } from "./finance/products.ts";
 import { communications } from "./growth/communications.ts";
 import { contacts } from "./growth/contacts.ts";
 import { deals } from "./growth/deals.ts";
+import { MEMBER_EVENT_TYPES } from "./people/members.ts";
+import { OAUTH_EVENT_TYPES } from "./oauth/installations.ts";
 import { API_KEY_EVENT_TYPES } from "./tenancy/api-keys.ts";
 import { SYNC_EVENT_TYPES } from "./sync/schema.ts";
 import { candidates } from "./talent/candidates.ts";
@@ -70,5 +72,11 @@ export * from "./intelligence/jobs.ts";
 export * from "./sync/index.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
-export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES, ...SYNC_EVENT_TYPES];
+export const PLATFORM_EVENT_TYPES = [
+  ...API_KEY_EVENT_TYPES,
+  ...MEMBER_EVENT_TYPES,
+  ...OAUTH_EVENT_TYPES,
+  ...SYNC_EVENT_TYPES,
+];
 export * from "./people/index.ts";
+export * from "./oauth/index.ts";

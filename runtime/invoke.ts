@@ -11,7 +11,7 @@ import {
   type Plan,
   type SecretBox,
 } from "../core/index.ts";
-import { ENGINES, type KeyPrincipal } from "../engines/index.ts";
+import { ENGINES, isOAuthPrincipal, type KeyPrincipal } from "../engines/index.ts";
 import type { FunctionKey } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import { selectSealedSecrets } from "./function-queries.ts";
@@ -103,6 +103,12 @@ export interface FunctionInvoker {
   invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<FunctionResponse>;
   /** After a deploy, rollback, delete or secrets change: forget cached lookups, retire isolates. */
   forget(orgId: string, functionId: string): void;
+  /**
+   * Another node changed a function of `orgId` (every organization without it): forget the
+   * cached lookups, keep the isolates. One of a version no longer served is not chosen again
+   * and idles out; retiring it would fail this node's requests in flight.
+   */
+  forgetLookups(orgId?: string): void;
   /** After a snapshot refresh: the next invocation reads the new one. */
   forgetSnapshot(orgId: string): void;
 }
@@ -276,6 +282,14 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       resolved.clear();
       pool.retire(orgId, functionId);
     },
+
+    forgetLookups(orgId) {
+      if (orgId === undefined) return resolved.clear();
+      // Anonymous lookups (`*`) find public functions of any organization.
+      for (const id of resolved.keys()) {
+        if (id.startsWith(`${orgId}\u0000`) || id.startsWith("*\u0000")) resolved.delete(id);
+      }
+    },
   };
 }
 
@@ -393,22 +407,36 @@ function contextOf(
   const known = principal ? forFunction.byCaller.get(principal) : forFunction.anonymous;
   if (known) return known;
   const context: GuestContext = {
-    user: principal
-      ? {
-          type: "api_key",
-          key_id: principal.keyId,
-          organization_id: principal.orgId,
-          organization: principal.orgName,
-          kind: principal.kind,
-          scopes: principal.scopes,
-        }
-      : null,
+    user: principal ? callerOf(principal) : null,
     function: { id: fn.functionId, name: fn.name, version: fn.version },
     organization_id: fn.orgId,
   };
   if (principal) forFunction.byCaller.set(principal, context);
   else forFunction.anonymous = context;
   return context;
+}
+
+/**
+ * The caller as a function sees it (`ctx.user`): a key (its id, never its secret), a dashboard
+ * user acting through a session (who, and the role's scopes; never the session's token), or an OAuth
+ * app with the member it acts for (never the token).
+ */
+function callerOf(principal: KeyPrincipal): Record<string, unknown> {
+  const where = {
+    organization_id: principal.orgId,
+    organization: principal.orgName,
+    scopes: principal.scopes,
+  };
+  if (isOAuthPrincipal(principal)) {
+    // An integration acting for the member who installed it (null: the app itself, client credentials).
+    const { app, installationId, user } = principal.oauth;
+    return { type: "oauth", app, installation_id: installationId, user, ...where };
+  }
+  if (principal.user) {
+    const { id, email, name, role } = principal.user;
+    return { type: "user", user: { id, email, name }, role, ...where };
+  }
+  return { type: "api_key", key_id: principal.keyId, kind: principal.kind, ...where };
 }
 
 async function callOp(op: string, args: unknown, orgId: string, state: EngineStateAccess): Promise<unknown> {

@@ -175,7 +175,9 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     );
   });
 
-  app.get("/sign-in", (c) => c.html(page("Sign in", {}, signInForm("", undefined))));
+  app.get("/sign-in", (c) =>
+    c.html(page("Sign in", {}, signInForm("", undefined, returnPath(c.req.query("return_to"))))),
+  );
   app.post("/sign-in", async (c) => {
     const form = await formOf(c);
     const email = String(form.email ?? "")
@@ -183,6 +185,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       .toLowerCase()
       .slice(0, 320);
     const password = String(form.password ?? "");
+    const back = returnPath(textOf(form, "return_to"));
     const limits = await Promise.all([
       deps.rateLimiter.hit(`sign-in:account:${email}`, SIGN_IN_LIMITS.account),
       deps.rateLimiter.hit(`sign-in:address:${addressOf(c)}`, SIGN_IN_LIMITS.address),
@@ -198,6 +201,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
           signInForm(
             email,
             `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+            back,
           ),
         ),
         429,
@@ -208,7 +212,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const ok = await verifyPassword(user?.password_hash ?? (await decoyHash()), password);
     const memberships = user && ok ? await membershipsOf(deps.store, user.id) : [];
     if (!user || !ok || memberships.length === 0) {
-      return c.html(page("Sign in", {}, signInForm(email, "Email or password is wrong.")), 401);
+      return c.html(page("Sign in", {}, signInForm(email, "Email or password is wrong.", back)), 401);
     }
     const session = await createSession(deps.store, deps.clock, {
       userId: user.id,
@@ -217,7 +221,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       address: addressOf(c),
     });
     setSessionCookie(c, deps, session.token);
-    return c.redirect("/", 303);
+    return c.redirect(back ?? "/", 303);
   });
   app.post("/sign-out", async (c) => {
     const result = await posted(c);
@@ -297,9 +301,18 @@ function resetForm(email: string, errors: Record<string, string>): Html {
     </form>`;
 }
 
-function signInForm(email: string, error: string | undefined): Html {
+/**
+ * Where a sign-in goes back to (an OAuth consent page sends its users here first): a path on this
+ * origin only, never `//host` or `/\host`, so the link cannot send anyone elsewhere.
+ */
+function returnPath(value: string | undefined): string | undefined {
+  return value && /^\/(?![/\\])[^\s]{0,2000}$/.test(value) ? value : undefined;
+}
+
+function signInForm(email: string, error: string | undefined, back?: string): Html {
   return html`<h1>Sign in</h1>
     <form method="post" action="/sign-in" class="card">
+      ${back ? html`<input type="hidden" name="return_to" value="${back}" />` : ""}
       ${error ? html`<p class="error" role="alert">${error}</p>` : ""}
       <label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${email}" />

@@ -1,5 +1,5 @@
-import { AppError } from "../../core/index.ts";
-import { hasScope, type KeyPrincipal } from "../../engines/index.ts";
+import { AppError, isAppError } from "../../core/index.ts";
+import { hasScope, looksLikeOAuthToken, type KeyPrincipal } from "../../engines/index.ts";
 import { isFunctionRef, type FunctionResponse } from "../../runtime/index.ts";
 import type { ApiDeps } from "../env.ts";
 import { limitRate, type Authenticator } from "../middleware/auth.ts";
@@ -44,12 +44,34 @@ export function isApiKeyHeader(header: string | undefined): boolean {
   return /^Bearer\s+sk_/i.test(header ?? "");
 }
 
+/** Whether an `Authorization` header has the shape of one of our OAuth access tokens. */
+function isOAuthTokenHeader(header: string | undefined): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match !== null && looksLikeOAuthToken(match[1]!);
+}
+
+/**
+ * The caller of an OAuth access token we issued, or undefined when the token is not ours (or no
+ * longer live): a function may take bearer tokens of its own that happen to have the same shape, so
+ * an unknown one passes through to it like any other `Authorization`, and a private function then
+ * answers 401 as to anyone anonymous.
+ */
+async function ourOAuthCaller(deps: InvocationDeps, authorization: string) {
+  try {
+    return await deps.authenticate(authorization);
+  } catch (error) {
+    if (isAppError(error) && error.code === "invalid_token") return undefined;
+    throw error;
+  }
+}
+
 /**
  * Step 3, the core: one invocation, whichever adapter it came through.
  *
- * 1. The caller: a Tessera API key is authenticated (and counted against its rate limit) and
- *    consumed here: the function sees the caller as `ctx.user`, never the key. Any other
- *    `Authorization` is the function's own business and passes through.
+ * 1. The caller: a Tessera API key, or an OAuth access token we issued, is authenticated (and
+ *    counted against its rate limit) and consumed here: the function sees the caller as
+ *    `ctx.user`, never the credential. Any other `Authorization` is the function's own business
+ *    and passes through.
  * 2. The function: by name or id within the caller's organization; anonymous callers name a
  *    public one by id (a name means something only within an organization).
  * 3. Permission: a private function needs `functions:read`; anonymous calls to a public one
@@ -66,13 +88,21 @@ export async function serveInvocation(
   if (!isFunctionRef(ref)) {
     throw new AppError("not_found", `No such function: '${ref.slice(0, 100)}'`);
   }
-  const keyed = isApiKeyHeader(authorization);
+  let keyed = isApiKeyHeader(authorization);
   let principal: KeyPrincipal | undefined;
   if (keyed || call.carried) {
     const caller = await deps.authenticate(keyed ? authorization : undefined, call.carried);
     principal = caller.principal;
     outcome.headers = caller.rateLimit;
     outcome.principal = principal;
+  } else if (isOAuthTokenHeader(authorization)) {
+    const caller = await ourOAuthCaller(deps, authorization!);
+    if (caller) {
+      keyed = true;
+      principal = caller.principal;
+      outcome.headers = caller.rateLimit;
+      outcome.principal = principal;
+    }
   }
   const fn = await deps.invoker.resolve(principal?.orgId, ref);
   if (!fn && principal) throw new AppError("not_found", `No such function: '${ref}'`);

@@ -1,6 +1,15 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, type Clock, type Config, type Logger, type Plan } from "../../core/index.ts";
-import { hasScope, touchApiKey, type KeyPrincipal, type ScopeName } from "../../engines/index.ts";
+import {
+  findOAuthPrincipal,
+  hasScope,
+  isOAuthPrincipal,
+  looksLikeOAuthToken,
+  touchApiKey,
+  touchInstallation,
+  type KeyPrincipal,
+  type ScopeName,
+} from "../../engines/index.ts";
 import { invocationPrincipalOf } from "../../runtime/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { KeyCache } from "../auth/key-cache.ts";
@@ -40,17 +49,18 @@ export type Authenticator = (header: string | undefined, carried?: KeyPrincipal)
 export function createAuthenticator(deps: AuthDeps): Authenticator {
   // last_used_at is written at most once a minute per key and node: no write per request.
   const lastTouched = new Map<string, number>();
-  const recordUse = (keyId: string) => {
+  const recordUse = (principal: KeyPrincipal) => {
+    const { keyId } = principal;
     const now = deps.clock.now();
     if (now.getTime() - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
     lastTouched.set(keyId, now.getTime());
-    touchApiKey(deps.store, keyId, now).catch((error: unknown) =>
-      deps.log.warn("api key touch failed", { error }),
+    touchCredential(deps.store, principal, now).catch((error: unknown) =>
+      deps.log.warn("credential touch failed", { error }),
     );
   };
   return async (header, carried) => {
     if (!header && carried) {
-      recordUse(carried.keyId);
+      recordUse(carried);
       return { principal: carried, rateLimit: await limitRate(deps, carried.keyId, carried.plan) };
     }
     if (!header) {
@@ -59,15 +69,34 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
       });
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = match ? await deps.keys.resolve(match[1]!) : undefined;
+    const principal = match ? await resolveBearer(deps, match[1]!) : undefined;
     if (!principal) {
-      throw new AppError("invalid_token", "The API key is invalid or revoked", {
+      throw new AppError("invalid_token", "The API key or access token is invalid, expired or revoked", {
         headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
       });
     }
-    recordUse(principal.keyId);
+    recordUse(principal);
     return { principal, rateLimit: await limitRate(deps, principal.keyId, principal.plan) };
   };
+}
+
+/** Records when a credential was last used: an API key's row, or its OAuth installation's. */
+function touchCredential(store: Store, principal: KeyPrincipal, now: Date): Promise<void> {
+  if (!isOAuthPrincipal(principal)) return touchApiKey(store, principal.keyId, now);
+  const { installationId } = principal.oauth;
+  // A client credentials token has no installation: the app acts for itself.
+  return installationId ? touchInstallation(store, installationId, now) : Promise.resolve();
+}
+
+/**
+ * An API key (`sk_live_…`, through the key cache) or an OAuth access token. Tokens are not cached:
+ * one indexed lookup per request, so a disconnect or revocation stops a token at its next use on
+ * every node.
+ */
+function resolveBearer(deps: AuthDeps, secret: string): Promise<KeyPrincipal | undefined> {
+  return looksLikeOAuthToken(secret)
+    ? findOAuthPrincipal(deps.store, deps.clock, secret)
+    : deps.keys.resolve(secret);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   createApiKey,
   getApiKey,
   getOrganization,
+  isOAuthPrincipal,
   listApiKeys,
   OrganizationSchema,
   revokeApiKey,
@@ -40,6 +41,16 @@ const MeSchema = z
         scopes: z.array(z.string()),
       }),
       z.object({
+        type: z.literal("oauth"),
+        app: z.object({ id: z.string(), name: z.string(), client_id: z.string() }),
+        installation_id: z.string().nullable(),
+        user: z
+          .object({ id: z.string(), email: z.string(), name: z.string(), role: z.string() })
+          .nullable()
+          .meta({ description: "The member who granted access; null for a client credentials token" }),
+        scopes: z.array(z.string()),
+      }),
+      z.object({
         type: z.literal("user"),
         user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
         role: z.string(),
@@ -70,19 +81,27 @@ export function meRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json({
         object: "me" as const,
         organization,
-        credential: principal.user
+        credential: isOAuthPrincipal(principal)
           ? {
-              type: "user" as const,
-              user: { id: principal.user.id, email: principal.user.email, name: principal.user.name },
-              role: principal.user.role,
+              type: "oauth" as const,
+              app: principal.oauth.app,
+              installation_id: principal.oauth.installationId,
+              user: principal.oauth.user,
               scopes: principal.scopes,
             }
-          : {
-              type: "api_key" as const,
-              id: principal.keyId,
-              kind: principal.kind,
-              scopes: principal.scopes,
-            },
+          : principal.user
+            ? {
+                type: "user" as const,
+                user: { id: principal.user.id, email: principal.user.email, name: principal.user.name },
+                role: principal.user.role,
+                scopes: principal.scopes,
+              }
+            : {
+                type: "api_key" as const,
+                id: principal.keyId,
+                kind: principal.kind,
+                scopes: principal.scopes,
+              },
       });
     },
   );

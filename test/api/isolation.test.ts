@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { authorizeInstallation } from "../../engines/index.ts";
 import { useTestApp, type TestOrg } from "../helpers/app.ts";
+import { signedInMember } from "../helpers/members.ts";
 import { prepareRefs, RESOURCE_CASES } from "../helpers/resource-cases.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -43,6 +45,13 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
   const bodies = new Map(RESOURCE_CASES.map((rc) => [rc.resource, rc.patch.body]));
 
   const read = async (segment: string, id: string) => {
+    // Installations have no GET by id: the owner finds its own in the list.
+    if (segment === "oauth_installations") {
+      const listed = await t.request("GET", "/v1/oauth_installations", { key: owner.key });
+      const found = (listed.body.data as Array<Record<string, unknown>>).find((item) => item.id === id);
+      expect(found, `owner lists ${segment}/${id}`).toBeDefined();
+      return stable(found!);
+    }
     const response = await t.request("GET", `/v1/${segment}/${id}`, { key: owner.key });
     expect(response.status, `owner reads ${segment}/${id}`).toBe(200);
     return stable(response.body);
@@ -125,6 +134,32 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
         targets.set("sync/conversations", {
           id: conversation,
           snapshot: await read("sync/conversations", conversation),
+        });
+      }
+    }
+    for (const org of [owner, intruder]) {
+      const registered = await t.request("POST", "/v1/oauth_apps", {
+        key: org.key,
+        body: { name: "Same App", redirect_uris: ["https://app.example.com/cb"], scopes: ["finance:read"] },
+      });
+      expect(registered.status, registered.text).toBe(201);
+      // A consent, as the consent page records it (test/api/oauth.test.ts drives the real flow).
+      const member = await signedInMember(t, org.id, "owner");
+      const { installation } = await authorizeInstallation(t.store, t.clock, {
+        orgId: org.id,
+        appId: registered.body.id,
+        userId: member.userId,
+        grantId: `grant-${org.id}`,
+        scopes: ["finance:read"],
+      });
+      if (org === owner) {
+        targets.set("oauth_apps", {
+          id: registered.body.id,
+          snapshot: await read("oauth_apps", registered.body.id),
+        });
+        targets.set("oauth_installations", {
+          id: installation.id,
+          snapshot: await read("oauth_installations", installation.id),
         });
       }
     }

@@ -1,0 +1,239 @@
+import { z } from "zod";
+import { AppError, newId, randomBase62, rfc3339, sha256Hex, type Clock } from "../../core/index.ts";
+import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import { recordEvents } from "../events/outbox.ts";
+import { SqlWhere } from "../list-query.ts";
+import { selectPage, type Page } from "../paging.ts";
+import { baseFields } from "../resource.ts";
+import { OAUTH_SCOPES } from "./scopes.ts";
+
+/** `ocs_` + 40 base62 characters (238 bits): SHA-256 at rest is enough, as for API keys. */
+const SECRET_PREFIX = "ocs_";
+const SECRET_LENGTH = 40;
+const CLIENT_ID_PREFIX = "oc_";
+
+export const APP_KINDS = ["confidential", "public"] as const;
+export type AppKind = (typeof APP_KINDS)[number];
+
+/**
+ * A redirect URI is compared exactly (RFC 9700 §4.1.3); https, or http on a loopback host for
+ * development and native apps (RFC 8252 §7.3). No fragment (RFC 6749 §3.1.2).
+ */
+const RedirectUriSchema = z
+  .url()
+  .max(2000)
+  .refine((value) => {
+    const url = new URL(value);
+    if (url.hash) return false;
+    if (url.protocol === "https:") return true;
+    return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  }, "must be https (or http on localhost), without a fragment");
+
+const ScopesSchema = z
+  .array(z.enum(OAUTH_SCOPES as [string, ...string[]]))
+  .min(1)
+  .transform((scopes) => [...new Set(scopes)]);
+
+export const OAuthAppSchema = z
+  .object({
+    id: z.string().meta({ example: "oapp_3kTqZ9" }),
+    object: z.literal("oauth_app"),
+    name: z.string(),
+    logo_url: z.string().nullable(),
+    redirect_uris: z.array(z.string()),
+    kind: z.enum(APP_KINDS),
+    scopes: z.array(z.string()).meta({ description: "The scopes the app may ask for" }),
+    client_id: z.string().meta({ example: "oc_7hQ2…" }),
+    redacted_secret: z.string().nullable().meta({ example: "ocs_…wxyz" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "OAuthApp" });
+export type OAuthApp = z.infer<typeof OAuthAppSchema>;
+
+export const OAuthAppCreateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    logo_url: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional(),
+    redirect_uris: z.array(RedirectUriSchema).min(1).max(10),
+    kind: z.enum(APP_KINDS).default("confidential"),
+    scopes: ScopesSchema,
+  })
+  .strict();
+export type OAuthAppCreate = z.input<typeof OAuthAppCreateSchema>;
+
+export const OAuthAppUpdateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    logo_url: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .nullable()
+      .optional(),
+    redirect_uris: z.array(RedirectUriSchema).min(1).max(10).optional(),
+    scopes: ScopesSchema.optional(),
+  })
+  .strict();
+export type OAuthAppUpdate = z.input<typeof OAuthAppUpdateSchema>;
+
+/** An app with its client secret, which is shown at creation and rotation only. */
+export type OAuthAppWithSecret = OAuthApp & { client_secret: string | null };
+
+function render(row: Row): OAuthApp {
+  return {
+    ...baseFields(row, "oauth_app"),
+    object: "oauth_app",
+    name: row.name as string,
+    logo_url: (row.logo_url as string | null) ?? null,
+    redirect_uris: row.redirect_uris as string[],
+    kind: row.kind as AppKind,
+    scopes: row.scopes as string[],
+    client_id: row.client_id as string,
+    redacted_secret: row.secret_last4 ? `${SECRET_PREFIX}…${row.secret_last4 as string}` : null,
+  };
+}
+
+const newSecret = () => `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
+
+/** Registers an app and records `oauth_app.created` in the same transaction. */
+export async function createOAuthApp(
+  db: Queryable | Store,
+  clock: Clock,
+  orgId: string,
+  input: OAuthAppCreate,
+  createdByUser?: string,
+): Promise<OAuthAppWithSecret> {
+  const app = OAuthAppCreateSchema.parse(input);
+  const secret = app.kind === "confidential" ? newSecret() : null;
+  const now = clock.now();
+  return inTransaction(db, async (tx) => {
+    const rows = await tx.query(
+      `INSERT INTO oauth_apps (id, org_id, name, logo_url, redirect_uris, kind, scopes, client_id, client_secret_hash, secret_last4, created_by_user, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10, $11, $12, $12) RETURNING *`,
+      [
+        newId("oapp"),
+        orgId,
+        app.name,
+        app.logo_url ?? null,
+        app.redirect_uris,
+        app.kind,
+        app.scopes,
+        `${CLIENT_ID_PREFIX}${randomBase62(24)}`,
+        secret ? sha256Hex(secret) : null,
+        secret ? secret.slice(-4) : null,
+        createdByUser ?? null,
+        now.toISOString(),
+      ],
+    );
+    const created = render(rows[0]!);
+    await recordEvents(tx, orgId, now, [{ type: "oauth_app.created", object: created }]);
+    return { ...created, client_secret: secret };
+  });
+}
+
+export async function listOAuthApps(
+  db: Queryable,
+  orgId: string,
+  page: number,
+  perPage: number,
+): Promise<Page<OAuthApp>> {
+  const where = new SqlWhere();
+  where.add(`org_id = ${where.bind(orgId)}`);
+  return selectPage(
+    db,
+    { from: "oauth_apps", where, orderBy: "created_at DESC, id DESC" },
+    { page, perPage },
+    render,
+  );
+}
+
+export async function getOAuthApp(db: Queryable, orgId: string, id: string): Promise<OAuthApp> {
+  const [row] = await db.query("SELECT * FROM oauth_apps WHERE org_id = $1 AND id = $2", [orgId, id]);
+  if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+  return render(row);
+}
+
+/** Changes what the app says about itself; tokens already issued keep at most the new scopes. */
+export async function updateOAuthApp(
+  db: Queryable,
+  clock: Clock,
+  orgId: string,
+  id: string,
+  input: OAuthAppUpdate,
+): Promise<OAuthApp> {
+  const change = OAuthAppUpdateSchema.parse(input);
+  const [row] = await db.query(
+    `UPDATE oauth_apps SET
+       name = COALESCE($3, name),
+       logo_url = CASE WHEN $4::boolean THEN $5 ELSE logo_url END,
+       redirect_uris = COALESCE($6::text[], redirect_uris),
+       scopes = COALESCE($7::text[], scopes),
+       updated_at = $8
+     WHERE org_id = $1 AND id = $2 RETURNING *`,
+    [
+      orgId,
+      id,
+      change.name ?? null,
+      change.logo_url !== undefined,
+      change.logo_url ?? null,
+      change.redirect_uris ?? null,
+      change.scopes ?? null,
+      rfc3339(clock.now()),
+    ],
+  );
+  if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+  return render(row);
+}
+
+/** A new client secret; the old one stops working at once. */
+export async function rotateOAuthAppSecret(
+  db: Queryable,
+  clock: Clock,
+  orgId: string,
+  id: string,
+): Promise<OAuthAppWithSecret> {
+  const app = await getOAuthApp(db, orgId, id);
+  if (app.kind === "public") {
+    throw new AppError("invalid_request", "A public app has no client secret to rotate");
+  }
+  const secret = newSecret();
+  const [row] = await db.query(
+    `UPDATE oauth_apps SET client_secret_hash = $3, secret_last4 = $4, updated_at = $5
+     WHERE org_id = $1 AND id = $2 RETURNING *`,
+    [orgId, id, sha256Hex(secret), secret.slice(-4), rfc3339(clock.now())],
+  );
+  return { ...render(row!), client_secret: secret };
+}
+
+/** Deletes the app, its installations and every code, token and grant its client holds. */
+export async function deleteOAuthApp(db: Queryable | Store, orgId: string, id: string): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const [row] = await tx.query("DELETE FROM oauth_apps WHERE org_id = $1 AND id = $2 RETURNING client_id", [
+      orgId,
+      id,
+    ]);
+    if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+    await tx.query("DELETE FROM oauth_records WHERE client_id = $1", [row.client_id]);
+  });
+}
+
+/** What the authorization server knows of an app (any organization's: the client id is global). */
+export interface OAuthClient {
+  app: OAuthApp;
+  orgId: string;
+  /** SHA-256 hex of the secret, compared by the server in constant time; null for public apps. */
+  secretHash: string | null;
+}
+
+export async function findOAuthClient(db: Queryable, clientId: string): Promise<OAuthClient | undefined> {
+  const [row] = await db.query("SELECT * FROM oauth_apps WHERE client_id = $1", [clientId]);
+  if (!row) return undefined;
+  return {
+    app: render(row),
+    orgId: row.org_id as string,
+    secretHash: (row.client_secret_hash as string) ?? null,
+  };
+}

@@ -1,0 +1,194 @@
+import { z } from "zod";
+import { AppError, newId, type Clock } from "../../core/index.ts";
+import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import type { EventType } from "../events/catalog.ts";
+import { recordEvents } from "../events/outbox.ts";
+import { baseFields, rfcOrNull } from "../resource.ts";
+import { OAuthAppSchema } from "./apps.ts";
+import { revokeGrantRecords } from "./records.ts";
+
+/**
+ * An installation: one organization's consent to one app (one per organization and app), with the
+ * scopes granted, who granted them and when the app last used them. Its tokens belong to one
+ * grant of the authorization server; disconnecting deletes them all at once.
+ */
+export const OAuthInstallationSchema = z
+  .object({
+    id: z.string().meta({ example: "oins_3kTqZ9" }),
+    object: z.literal("oauth_installation"),
+    organization_id: z.string(),
+    app: z.object({
+      id: z.string(),
+      name: z.string(),
+      client_id: z.string(),
+      logo_url: z.string().nullable(),
+    }),
+    scopes: z.array(z.string()),
+    granted_by: z
+      .object({ id: z.string(), name: z.string(), email: z.string() })
+      .nullable()
+      .meta({ description: "The member who granted access (null once that account is deleted)" }),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "OAuthInstallation" });
+export type OAuthInstallation = z.infer<typeof OAuthInstallationSchema>;
+
+/** `oauth_app.*` events; the authorization ones reach the installing organization and the app's own. */
+export const OAUTH_EVENT_TYPES: EventType[] = [
+  {
+    type: "oauth_app.created",
+    description: "An OAuth app was registered (its client secret is never sent).",
+    object: OAuthAppSchema,
+  },
+  {
+    type: "oauth_app.authorized",
+    description: "A member granted an OAuth app access to the organization.",
+    object: OAuthInstallationSchema,
+  },
+  {
+    type: "oauth_app.deauthorized",
+    description: "An OAuth app was disconnected: every token it held for the organization stopped working.",
+    object: OAuthInstallationSchema,
+  },
+];
+
+const SELECT = `SELECT i.*, a.name AS app_name, a.client_id, a.logo_url, a.org_id AS app_org_id,
+    u.name AS user_name, u.email AS user_email
+  FROM oauth_installations i JOIN oauth_apps a ON a.id = i.app_id LEFT JOIN users u ON u.id = i.user_id`;
+
+function render(row: Row): OAuthInstallation {
+  return {
+    ...baseFields(row, "oauth_installation"),
+    object: "oauth_installation",
+    organization_id: row.org_id as string,
+    app: {
+      id: row.app_id as string,
+      name: row.app_name as string,
+      client_id: row.client_id as string,
+      logo_url: (row.logo_url as string | null) ?? null,
+    },
+    scopes: row.scopes as string[],
+    granted_by: row.user_id
+      ? { id: row.user_id as string, name: row.user_name as string, email: row.user_email as string }
+      : null,
+    last_used_at: rfcOrNull(row.last_used_at),
+    revoked_at: rfcOrNull(row.revoked_at),
+  };
+}
+
+/** Where an installation's events go: its organization, and the app's when that is another. */
+const eventOrgs = (row: Row): string[] => [...new Set([row.org_id as string, row.app_org_id as string])];
+
+export interface Authorization {
+  orgId: string;
+  appId: string;
+  userId: string;
+  grantId: string;
+  scopes: string[];
+}
+
+/**
+ * Records a consent: the organization's installation of the app now acts through `grantId` with
+ * `scopes` (re-consenting replaces both), and `oauth_app.authorized` is written in the same
+ * transaction. Returns the grant the installation held before, for the caller to revoke if it
+ * is another one.
+ */
+export async function authorizeInstallation(
+  db: Queryable | Store,
+  clock: Clock,
+  input: Authorization,
+): Promise<{ installation: OAuthInstallation; previousGrantId: string | undefined }> {
+  const now = clock.now();
+  return inTransaction(db, async (tx) => {
+    const [before] = await tx.query(
+      "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND app_id = $2 FOR UPDATE",
+      [input.orgId, input.appId],
+    );
+    await tx.query(
+      `INSERT INTO oauth_installations (id, org_id, app_id, grant_id, scopes, user_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $7)
+       ON CONFLICT (org_id, app_id) DO UPDATE SET grant_id = EXCLUDED.grant_id, scopes = EXCLUDED.scopes,
+         user_id = EXCLUDED.user_id, revoked_at = NULL, updated_at = EXCLUDED.updated_at`,
+      [newId("oins"), input.orgId, input.appId, input.grantId, input.scopes, input.userId, now.toISOString()],
+    );
+    const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.app_id = $2`, [
+      input.orgId,
+      input.appId,
+    ]);
+    const installation = render(row!);
+    for (const orgId of eventOrgs(row!)) {
+      await recordEvents(tx, orgId, now, [{ type: "oauth_app.authorized", object: installation }]);
+    }
+    const previous = before && !before.revoked_at ? (before.grant_id as string) : undefined;
+    return { installation, previousGrantId: previous === input.grantId ? undefined : previous };
+  });
+}
+
+/** The organization's installed (not disconnected) apps, newest first. */
+export async function listInstallations(db: Queryable, orgId: string): Promise<OAuthInstallation[]> {
+  const rows = await db.query(
+    `${SELECT} WHERE i.org_id = $1 AND i.revoked_at IS NULL ORDER BY i.created_at DESC`,
+    [orgId],
+  );
+  return rows.map(render);
+}
+
+/**
+ * Disconnects an installation: marks it revoked, deletes every code, token and grant record of it
+ * (so each token stops at its next use), and writes `oauth_app.deauthorized`, all in one transaction.
+ */
+export async function disconnectInstallation(
+  db: Queryable | Store,
+  clock: Clock,
+  orgId: string,
+  id: string,
+): Promise<OAuthInstallation> {
+  const now = clock.now();
+  return inTransaction(db, async (tx) => {
+    const [locked] = await tx.query(
+      "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND id = $2 FOR UPDATE",
+      [orgId, id],
+    );
+    if (!locked) throw new AppError("not_found", `No such oauth_installation: '${id}'`);
+    await tx.query(
+      "UPDATE oauth_installations SET revoked_at = COALESCE(revoked_at, $3), updated_at = $3 WHERE org_id = $1 AND id = $2",
+      [orgId, id, now.toISOString()],
+    );
+    await revokeGrantRecords(tx, locked.grant_id as string);
+    const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
+    const installation = render(row!);
+    if (!locked.revoked_at) {
+      for (const target of eventOrgs(row!)) {
+        await recordEvents(tx, target, now, [{ type: "oauth_app.deauthorized", object: installation }]);
+      }
+    }
+    return installation;
+  });
+}
+
+/** The grant and granting member of the organization's live installation of an app, if any. */
+export async function findInstallationGrant(
+  db: Queryable,
+  orgId: string,
+  appId: string,
+): Promise<{ grantId: string; userId: string | null } | undefined> {
+  const [row] = await db.query(
+    "SELECT grant_id, user_id FROM oauth_installations WHERE org_id = $1 AND app_id = $2 AND revoked_at IS NULL",
+    [orgId, appId],
+  );
+  return row
+    ? { grantId: row.grant_id as string, userId: (row.user_id as string | null) ?? null }
+    : undefined;
+}
+
+/** Records use at most once a minute per installation, off the request's critical path. */
+export async function touchInstallation(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query(
+    `UPDATE oauth_installations SET last_used_at = $2::timestamptz
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+    [id, at.toISOString()],
+  );
+}
