@@ -8,6 +8,8 @@ import { createSecretBox, newId, randomBase62 } from "../core/index.ts";
 import { createOrganization, recordEvents } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { generateSecret } from "../webhooks/index.ts";
+import { processCpuS, threadCpuS } from "./lib/cpu.ts";
+import { startDbMeter, type DbMeter } from "./lib/db-meter.ts";
 import { startListening, type ListeningProcess } from "./lib/processes.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
@@ -23,7 +25,12 @@ const SECRET = randomBase62(40);
  * `tessera serve --role worker` processes on PostgreSQL delivering to a receiver in
  * this process (another process than the workers): a backlog of N deliveries drained
  * by one worker, then by two (throughput and scaling), then events committed one
- * by one to an idle worker (delay from commit to the first attempt's arrival).
+ * by one to an idle worker (delay from commit to the first attempt's arrival). Each
+ * drain also reports what one delivery costs the workers in CPU; with `BENCH_DB_METER=1`
+ * their database connections go through a counting proxy (lib/db-meter.ts), and it
+ * reports the statements sent to PostgreSQL (round trips) and the CPU of the backends
+ * that served them too. The proxy's hop slows one worker's round trips, and its rate
+ * (~600 against ~850–900/s on a busy machine), so it is off by default.
  */
 export const webhookDelivery: Benchmark = {
   name: "webhook-delivery",
@@ -41,6 +48,7 @@ export const webhookDelivery: Benchmark = {
       await store.query("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'");
       const orgId = await endpointFor(store, receiver.url);
       const rates: number[] = [];
+      const costs: DeliveryCost[] = [];
       for (const processes of [1, 2]) {
         await backlog(store, orgId, deliveries);
         receiver.reset(deliveries);
@@ -49,15 +57,26 @@ export const webhookDelivery: Benchmark = {
         );
         const workers = await Promise.all(Array.from({ length: processes }, () => startWorker(databaseUrl)));
         try {
+          // From the moment every worker is up (their start-up is not a delivery's cost) to the last.
+          const before = costReading(workers, receiver);
           await receiver.done;
           rates.push(deliveries / (receiver.lastMs() / 1000 - receiver.firstMs() / 1000));
+          const cost = costBetween(before, costReading(workers, receiver));
+          costs.push(cost);
+          options.log(
+            `    per delivery: worker ${cost.workerCpuUs.toFixed(1)} µs CPU` +
+              (cost.statements === undefined
+                ? ""
+                : `, PostgreSQL ${cost.backendCpuUs!.toFixed(1)} µs CPU, ${cost.statements.toFixed(2)} statements`) +
+              ` (over ${cost.deliveries.toLocaleString("en-US")} deliveries)`,
+          );
         } finally {
           await Promise.all(workers.map((w) => w.stop()));
         }
       }
       options.log(`  commit → first attempt: ${samples} events, one at a time`);
       const delaysMs = await commitToArrival(store, databaseUrl, orgId, receiver, samples);
-      return result(rates[0]!, rates[1]!, delaysMs, { deliveries, samples });
+      return result(rates[0]!, rates[1]!, costs, delaysMs, { deliveries, samples });
     } finally {
       await store.dispose();
       await receiver.close();
@@ -68,6 +87,8 @@ export const webhookDelivery: Benchmark = {
 interface BenchReceiver {
   url: string;
   done: Promise<void>;
+  /** Requests received since the last reset. */
+  received(): number;
   reset(expected: number): void;
   firstMs(): number;
   lastMs(): number;
@@ -104,6 +125,7 @@ async function startReceiver(): Promise<BenchReceiver> {
       count = 0;
       receiver.done = new Promise((resolve) => (finish = resolve));
     },
+    received: () => count,
     firstMs: () => first,
     lastMs: () => last,
     arrivals,
@@ -139,24 +161,90 @@ async function backlog(store: Store, orgId: string, n: number): Promise<void> {
   }
 }
 
-function startWorker(databaseUrl: string): Promise<ListeningProcess & { dir: string }> {
+type Worker = ListeningProcess & { dir: string; meter?: DbMeter };
+
+async function startWorker(databaseUrl: string): Promise<Worker> {
   const dir = mkdtempSync(join(tmpdir(), "tessera-bench-wh-"));
+  const meter = process.env.BENCH_DB_METER === "1" ? await startDbMeter(databaseUrl) : undefined;
   return startListening([process.execPath, "--no-node-snapshot", BIN, "serve", "--role", "worker"], {
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: meter?.url ?? databaseUrl,
     TESSERA_SECRET: SECRET,
     TESSERA_DATA_DIR: dir,
     TESSERA_ALLOW_PRIVATE_TARGETS: "1",
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "warn",
-  }).then((server) => ({
-    ...server,
-    dir,
-    stop: async () => {
-      await server.stop();
+  }).then(
+    (server) => ({
+      ...server,
+      dir,
+      meter,
+      stop: async () => {
+        await server.stop();
+        await meter?.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    }),
+    async (error: unknown) => {
+      await meter?.close();
       rmSync(dir, { recursive: true, force: true });
+      throw error;
     },
-  }));
+  );
+}
+
+/**
+ * What the workers (and, when metered, their database backends) have used so far, and
+ * how many deliveries have arrived.
+ */
+interface CostReading {
+  received: number;
+  workerCpuS: number;
+  workerMainThreadS: number;
+  database?: { statements: number; backendCpuS: number };
+}
+
+/** One delivery's cost over a drain: CPU in µs, statements (round trips) as a count. */
+interface DeliveryCost {
+  deliveries: number;
+  workerCpuUs: number;
+  workerMainThreadUs: number;
+  statements?: number;
+  backendCpuUs?: number;
+}
+
+function costReading(workers: Worker[], receiver: BenchReceiver): CostReading {
+  const sum = (value: (w: Worker) => number) => workers.reduce((total, w) => total + value(w), 0);
+  const readings = workers.map((w) => w.meter?.reading());
+  return {
+    received: receiver.received(),
+    workerCpuS: sum((w) => processCpuS(w.pid) ?? NaN),
+    workerMainThreadS: sum((w) => threadCpuS(w.pid, w.pid) ?? NaN),
+    ...(readings.every((r) => r !== undefined)
+      ? {
+          database: {
+            statements: readings.reduce((total, r) => total + r.statements, 0),
+            backendCpuS: readings.reduce((total, r) => total + r.backendCpuS, 0),
+          },
+        }
+      : {}),
+  };
+}
+
+function costBetween(start: CostReading, end: CostReading): DeliveryCost {
+  const deliveries = end.received - start.received;
+  const perDeliveryUs = (s: number, e: number) => ((e - s) / deliveries) * 1e6;
+  return {
+    deliveries,
+    workerCpuUs: perDeliveryUs(start.workerCpuS, end.workerCpuS),
+    workerMainThreadUs: perDeliveryUs(start.workerMainThreadS, end.workerMainThreadS),
+    ...(start.database && end.database
+      ? {
+          statements: (end.database.statements - start.database.statements) / deliveries,
+          backendCpuUs: perDeliveryUs(start.database.backendCpuS, end.database.backendCpuS),
+        }
+      : {}),
+  };
 }
 
 /** Commits events one at a time (≈ 50/s) to an idle worker; the delay until each arrives. */
@@ -188,6 +276,7 @@ async function commitToArrival(
 function result(
   one: number,
   two: number,
+  costs: DeliveryCost[],
   delaysMs: number[],
   params: { deliveries: number; samples: number },
 ): BenchResult {
@@ -205,6 +294,7 @@ function result(
         p99: 1000 / one,
         reqPerSec: one,
         versusAnchor: `${(one / GRAPHILE_JOBS_PER_S).toFixed(2)}× graphile-worker`,
+        serverCpuUs: { process: costs[0]!.workerCpuUs, mainThread: costs[0]!.workerMainThreadUs },
       },
       {
         subject: "2 worker processes",
@@ -213,6 +303,7 @@ function result(
         p99: 1000 / two,
         reqPerSec: two,
         versusAnchor: `${scaling.toFixed(2)}× one process`,
+        serverCpuUs: { process: costs[1]!.workerCpuUs, mainThread: costs[1]!.workerMainThreadUs },
       },
       { subject: "commit → first attempt", unit: "ms", median: delay.median, p99: delay.p99 },
       {
@@ -229,6 +320,11 @@ function result(
       target("2 processes ≥ 1.7× one", scaling, ">=", 1.7, "×"),
       target("median commit → first attempt < 50 ms", delay.median, "<", 50, "ms"),
     ],
-    details: { deliveriesPerSec: { one, two }, scaling, delayMs: delay },
+    details: {
+      deliveriesPerSec: { one, two },
+      scaling,
+      delayMs: delay,
+      perDelivery: { oneProcess: costs[0], twoProcesses: costs[1] },
+    },
   };
 }

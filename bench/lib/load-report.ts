@@ -3,6 +3,7 @@
  * (`wrk.ts`, the native one, or `node-load.ts`, the Node client kept as a fallback).
  */
 import { machineCpuS, processCpuS, threadCpuS } from "./cpu.ts";
+import { dbMeterOf, type DbReading } from "./db-meter.ts";
 
 export interface LoadOptions {
   url: string;
@@ -46,6 +47,12 @@ export interface LoadReport {
     machineBusy: number;
     steal: number;
   };
+  /**
+   * What the window cost PostgreSQL, when the server's database connections went
+   * through a meter (`BENCH_DB_METER=1`, see db-meter.ts; wrk runs only): statements
+   * sent (round trips) and the CPU seconds of the backends that served them.
+   */
+  database?: { statements: number; backendCpuS: number };
 }
 
 /** Two measured windows as one: counts and CPU add up, latencies pool. */
@@ -69,6 +76,14 @@ export function mergeReports(a: LoadReport, b: LoadReport): LoadReport {
       machineBusy: sum("machineBusy"),
       steal: sum("steal"),
     },
+    ...(a.database && b.database
+      ? {
+          database: {
+            statements: a.database.statements + b.database.statements,
+            backendCpuS: a.database.backendCpuS + b.database.backendCpuS,
+          },
+        }
+      : {}),
   };
 }
 
@@ -83,6 +98,7 @@ export interface CpuSnapshot {
   server: number;
   serverMainThread: number;
   machine: { busy: number; steal: number };
+  database?: DbReading;
 }
 
 export function serverCpuSnapshot(pid: number | undefined): CpuSnapshot {
@@ -91,6 +107,18 @@ export function serverCpuSnapshot(pid: number | undefined): CpuSnapshot {
     // A process's main thread has the process's own id as its thread id.
     serverMainThread: pid === undefined ? NaN : (threadCpuS(pid, pid) ?? NaN),
     machine: machineCpuS() ?? { busy: NaN, steal: NaN },
+    ...(dbMeterOf(pid) ? { database: dbMeterOf(pid)!.reading() } : {}),
+  };
+}
+
+/** The database's share of a window, when both snapshots have a meter's reading. */
+export function databaseBetween(start: CpuSnapshot, end: CpuSnapshot): Pick<LoadReport, "database"> {
+  if (!start.database || !end.database) return {};
+  return {
+    database: {
+      statements: end.database.statements - start.database.statements,
+      backendCpuS: end.database.backendCpuS - start.database.backendCpuS,
+    },
   };
 }
 

@@ -109,5 +109,14 @@ export async function runLoad(
         `out of ${report.requests} requests to ${load.url} (${report.generator})`,
     );
   }
+  if (report.database) {
+    const perRequest = (n: number) => n / report.requests;
+    log(
+      `    ${Math.round(report.requests / (report.windowMs / 1000)).toLocaleString("en-US")} req/s: ` +
+        `server ${(perRequest(report.cpuS.server) * 1e6).toFixed(1)} µs CPU/req, ` +
+        `PostgreSQL ${(perRequest(report.database.backendCpuS) * 1e6).toFixed(1)} µs CPU/req, ` +
+        `${perRequest(report.database.statements).toFixed(2)} statements/req`,
+    );
+  }
   return report;
 }

@@ -88,6 +88,15 @@ export function loadStats(report: LoadReport) {
       serverMainThread: perRequestUs(report.cpuS.serverMainThread),
       loadGenerator: perRequestUs(report.cpuS.loadGenerator),
     },
+    // With BENCH_DB_METER=1: round trips and PostgreSQL's CPU (its backends) per request.
+    ...(report.database
+      ? {
+          database: {
+            statementsPerRequest: report.database.statements / report.requests,
+            backendCpuPerRequestUs: perRequestUs(report.database.backendCpuS),
+          },
+        }
+      : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { randomBase62 } from "../../core/index.ts";
+import { meterProcess, startDbMeter } from "./db-meter.ts";
 import { UNTHROTTLED_RATE_LIMITS } from "./limits.ts";
 import { startListening, type ListeningProcess } from "./processes.ts";
 
@@ -50,18 +51,22 @@ export interface TesseraApiOptions {
 
 /**
  * `tessera serve --role api` in a child process on PostgreSQL, with rate limits
- * that count but never refuse, on a scratch data dir removed at stop.
+ * that count but never refuse, on a scratch data dir removed at stop. With
+ * `BENCH_DB_METER=1` its database connections go through a counting proxy
+ * (db-meter.ts), and every wrk run that observes it also reports statements and
+ * PostgreSQL CPU per request (the proxy's hop slows each round trip a little).
  */
 export async function startTesseraApi(
   databaseUrl: string,
   { env = {}, nodeArgs = [], checkout, node = process.execPath }: TesseraApiOptions = {},
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+  const meter = process.env.BENCH_DB_METER === "1" ? await startDbMeter(databaseUrl) : undefined;
   try {
     const server = await startListening(
       [node, "--no-node-snapshot", ...nodeArgs, tesseraBin(checkout), "serve", "--role", "api"],
       {
-        DATABASE_URL: databaseUrl,
+        DATABASE_URL: meter?.url ?? databaseUrl,
         TESSERA_SECRET: randomBase62(40),
         TESSERA_DATA_DIR: join(scratch, "data"),
         HOST: "127.0.0.1",
@@ -71,14 +76,17 @@ export async function startTesseraApi(
         ...env,
       },
     );
+    if (meter) meterProcess(server.pid, meter);
     return {
       ...server,
       stop: async () => {
         await server.stop();
+        await meter?.close();
         rmSync(scratch, { recursive: true, force: true });
       },
     };
   } catch (error) {
+    await meter?.close();
     rmSync(scratch, { recursive: true, force: true });
     throw error;
   }

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   cpuBetween,
+  databaseBetween,
   serverCpuSnapshot,
   type Histogram,
   type LoadOptions,
@@ -71,6 +72,7 @@ export async function runWrk(options: LoadOptions): Promise<LoadReport> {
       bytes: raw.bytes,
       latencyUs: raw.histogram,
       cpuS: cpuBetween(before, after, raw.cpuS),
+      ...databaseBetween(before, after),
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
