@@ -74,6 +74,12 @@ export default tseslint.config(
       "@typescript-eslint/no-base-to-string": "off",
     },
   },
+  {
+    // The dashboard's client islands: plain browser JavaScript served as written (no build, no types).
+    files: ["api/dashboard/client/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, sourceType: "script" },
+  },
   ...LAYERS.map(layerRule),
   {
     files: ["core/**/*.ts"],

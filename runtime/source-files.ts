@@ -8,6 +8,9 @@ import { AppError } from "../core/index.ts";
  * and any `node_modules/` the CLI vendored for `npm:`, `jsr:` and `https:` imports.
  */
 
+/** The most files a function may have (a folder or a zip is refused past it before it is read). */
+export const MAX_FUNCTION_FILES = 2000;
+
 const PATH = /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9@._+\-/ ]{1,512}$/;
 
 export const FunctionFilesSchema = z
@@ -16,7 +19,7 @@ export const FunctionFilesSchema = z
     z.string(),
   )
   .refine((files) => Object.keys(files).length > 0, "must contain at least one file")
-  .refine((files) => Object.keys(files).length <= 2000, "at most 2000 files");
+  .refine((files) => Object.keys(files).length <= MAX_FUNCTION_FILES, `at most ${MAX_FUNCTION_FILES} files`);
 export type FunctionFiles = z.infer<typeof FunctionFilesSchema>;
 
 export const DenoConfigSchema = z

@@ -6,10 +6,10 @@ import { readdirSync, readFileSync } from "node:fs";
  */
 const BASE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --line: #d0d7de;
-  --accent: #0b5cad; --danger: #b42318; --panel: #f6f8fa; }
+  --accent: #0b5cad; --on-accent: #ffffff; --danger: #b42318; --panel: #f6f8fa; }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #30363d; --accent: #4493f8;
-    --danger: #f85149; --panel: #161b22; }
+    --on-accent: #0d1117; --danger: #f85149; --panel: #161b22; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
@@ -26,12 +26,13 @@ h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 form.card, section.card { border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem;
   margin: 0 0 1.5rem; background: var(--panel); }
 label { display: block; margin: .5rem 0 .25rem; font-weight: 600; }
-input[type=text], input[type=email], input[type=password], select { width: 100%; max-width: 28rem;
+input[type=text], input[type=email], input[type=password], input[type=search], input[type=date],
+  input[type=number], input[type=url], input[type=datetime-local], select { width: 100%; max-width: 28rem;
   padding: .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); font: inherit; }
 fieldset { border: 0; padding: 0; margin: .5rem 0; }
 fieldset label { display: inline-flex; gap: .35rem; font-weight: 400; margin-right: 1rem; }
 button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent);
-  background: var(--accent); color: #fff; cursor: pointer; margin-top: .75rem; }
+  background: var(--accent); color: var(--on-accent); cursor: pointer; margin-top: .75rem; }
 button.danger { background: transparent; color: var(--danger); border-color: var(--danger); margin: 0; }
 .who button { margin: 0; background: transparent; color: var(--accent); }
 button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid var(--accent);
@@ -44,6 +45,9 @@ table { width: 100%; border-collapse: collapse; margin: .5rem 0 1.5rem; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td code { font-size: .9em; }
 .muted { color: var(--muted); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0 0 1.5rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 textarea { width: 100%; padding: .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg);
   color: var(--fg); font: inherit; }
 .turn .asked { margin-top: 0; }

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { html } from "hono/html";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { accountRoutes } from "./accounts.ts";
@@ -11,6 +11,7 @@ import { functionRoutes } from "./functions/index.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organization.ts";
+import { overviewRoutes } from "./overview.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
 import { createParts } from "./parts.ts";
 import { noStore } from "./session.ts";
@@ -40,6 +41,31 @@ const PAGES = [
 ];
 
 /**
+ * A page's error as a page: the app's error handler answers problem+json (what /v1 callers read);
+ * a person in a browser gets the same status, title and detail as HTML, with the request id to
+ * quote. Hono hands the handled error to the middleware as `c.error`.
+ */
+function problemsAsPages(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (!c.error || !c.res.headers.get("content-type")?.startsWith("application/problem+json")) return;
+    const problem = (await c.res.clone().json()) as { title?: string; detail?: string; request_id?: string };
+    const headers = new Headers(c.res.headers);
+    headers.set("content-type", "text/html; charset=utf-8");
+    headers.delete("content-length");
+    const body = await page(
+      problem.title ?? "Error",
+      {},
+      html`<h1>${problem.title ?? "Error"}</h1>
+        <p>${problem.detail ?? ""}</p>
+        <p class="muted">Request id: <code>${problem.request_id ?? "none"}</code></p>
+        <p><a href="/">Back to the overview</a></p>`,
+    );
+    c.res = new Response(body.toString(), { status: c.res.status, headers });
+  };
+}
+
+/**
  * The dashboard, served at `/` by the same process: accounts (setup, invitations, resets, sign-in),
  * the overview, the SYNC panel, Settings → API Keys, Members and Sessions. Pages are rendered on
  * the server (layout.ts); every state-changing form carries the session's CSRF token (parts.ts).
@@ -53,6 +79,7 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
       await next();
       c.header("Content-Security-Policy", CSP);
     });
+    app.use(path, problemsAsPages());
   }
   app.get("/dashboard/assets/app.css", (c) => {
     c.header("Content-Type", "text/css; charset=utf-8");
@@ -65,31 +92,8 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
     return c.body(script);
   });
   const parts = createParts(deps);
-  const { signedIn, nav } = parts;
   accountRoutes(app, parts);
-  app.get("/", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    const { session } = signed;
-    return c.html(
-      page(
-        "Overview",
-        nav(signed, "/"),
-        html`<h1>${session.orgName}</h1>
-          <p>
-            Signed in as <strong>${session.user.name}</strong> (${session.user.email}), ${session.role} of
-            this organization.
-          </p>
-          <section class="card">
-            <h2>Get started</h2>
-            <p>
-              <a href="/settings/api-keys">Create an API key</a> for your integrations, then call the REST
-              API; the reference is at <a href="/docs">/docs</a>.
-            </p>
-          </section>`,
-      ),
-    );
-  });
+  overviewRoutes(app, parts);
   app.get("/settings", (c) => c.redirect("/settings/api-keys", 303));
   syncPanelRoutes(app, parts);
   apiKeyRoutes(app, parts);

@@ -2,7 +2,10 @@ import type { Hono } from "hono";
 import { html } from "hono/html";
 import { AppError } from "../../core/index.ts";
 import {
+  changeMembership,
   InvitationSchema,
+  isRole,
+  listMembers,
   inviteMember,
   listUserSessions,
   revokeSession,
@@ -55,8 +58,10 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const { signed, form } = result;
     if (signed.session.role !== "owner") return forbidden(c, signed);
     const role = textOf(form, "role");
-    if (!(ROLES as readonly string[]).includes(role)) throw new AppError("validation_failed", "Unknown role");
-    await changeMembership(parts, signed, c.req.param("user"), role);
+    if (!isRole(role)) throw new AppError("validation_failed", "Unknown role");
+    await deps.store.transaction((tx) =>
+      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), role),
+    );
     return c.redirect("/settings/members", 303);
   });
   app.post("/settings/members/:user/remove", async (c) => {
@@ -64,7 +69,9 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (result instanceof Response) return result;
     const { signed } = result;
     if (signed.session.role !== "owner") return forbidden(c, signed);
-    await changeMembership(parts, signed, c.req.param("user"), undefined);
+    await deps.store.transaction((tx) =>
+      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), undefined),
+    );
     return c.redirect("/settings/members", 303);
   });
 
@@ -140,59 +147,12 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   });
 }
 
-/**
- * Sets a member's role, or removes the member (`role` undefined), in the signed-in owner's
- * organization. The last owner can neither leave nor be demoted: the organization would have none.
- */
-async function changeMembership(
-  parts: DashboardParts,
-  signed: Signed,
-  userId: string,
-  role: string | undefined,
-) {
-  const { store, clock } = parts.deps;
-  await store.transaction(async (tx) => {
-    const rows = await tx.query<{ user_id: string; role: string }>(
-      "SELECT user_id, role FROM memberships WHERE org_id = $1 FOR UPDATE",
-      [signed.session.orgId],
-    );
-    const member = rows.find((row) => row.user_id === userId);
-    if (!member) throw new AppError("not_found", "No such member");
-    const owners = rows.filter((row) => row.role === "owner").length;
-    if (member.role === "owner" && role !== "owner" && owners === 1) {
-      throw new AppError("conflict", "The organization's last owner cannot leave or change role");
-    }
-    if (role) {
-      await tx.query("UPDATE memberships SET role = $3, updated_at = $4 WHERE org_id = $1 AND user_id = $2", [
-        signed.session.orgId,
-        userId,
-        role,
-        clock.now().toISOString(),
-      ]);
-    } else {
-      await tx.query("DELETE FROM memberships WHERE org_id = $1 AND user_id = $2", [
-        signed.session.orgId,
-        userId,
-      ]);
-    }
-    // Sessions in this organization act with the old role: they end.
-    await tx.query(
-      "UPDATE user_sessions SET revoked_at = $3 WHERE user_id = $1 AND org_id = $2 AND revoked_at IS NULL",
-      [userId, signed.session.orgId, clock.now().toISOString()],
-    );
-  });
-}
-
 async function members(
   parts: DashboardParts,
   signed: Signed,
   state: { link?: string; errors?: Record<string, string> },
 ): Promise<Html> {
-  const rows = await parts.deps.store.query<{ user_id: string; name: string; email: string; role: string }>(
-    `SELECT m.user_id, u.name, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
-     WHERE m.org_id = $1 ORDER BY m.created_at`,
-    [signed.session.orgId],
-  );
+  const rows = await listMembers(parts.deps.store, signed.session.orgId);
   const owner = signed.session.role === "owner";
   const errors = state.errors ?? {};
   return html`${settingsTabs("/settings/members")}
@@ -223,7 +183,7 @@ async function members(
               <td>
                 ${
                   owner
-                    ? html`<form method="post" action="/settings/members/${row.user_id}/role" class="inline">
+                    ? html`<form method="post" action="/settings/members/${row.user}/role" class="inline">
                         <input type="hidden" name="_csrf" value="${signed.csrf}" />
                         <select name="role" aria-label="Role of ${row.name}">
                           ${ROLES.map((role) => html`<option value="${role}" ${role === row.role ? "selected" : ""}>${role}</option>`)}
@@ -236,7 +196,7 @@ async function members(
               <td>
                 ${
                   owner
-                    ? html`<form method="post" action="/settings/members/${row.user_id}/remove">
+                    ? html`<form method="post" action="/settings/members/${row.user}/remove">
                         <input type="hidden" name="_csrf" value="${signed.csrf}" />
                         <button class="danger" type="submit" aria-label="Remove ${row.name}">Remove</button>
                       </form>`

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ZodError } from "zod";
-import type { FieldError } from "../../core/index.ts";
+import { isAppError, type AppError, type FieldError } from "../../core/index.ts";
 import { html } from "hono/html";
 import { csrfMatches, type SessionPrincipal } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
@@ -114,4 +114,14 @@ export function errorsByField(
   const byField: Record<string, string> = {};
   for (const { param, message } of errors) byField[param || fallback] ??= message;
   return byField;
+}
+
+/**
+ * A refusal the user can act on (a 404, a 409 naming the states, a 422 naming the field), as the
+ * API's status and message, for the page to show; anything else is not the user's to see and goes on
+ * to the app's handler (an error page with the request id).
+ */
+export function userError(error: unknown): AppError {
+  if (isAppError(error) && error.isUserError) return error;
+  throw error;
 }

@@ -62,7 +62,15 @@ export async function sessionPrincipal(c: Context<AppEnv>, deps: ApiDeps): Promi
       "A session's changes need this origin and its X-CSRF-Token header",
     );
   }
-  const { session } = signed;
+  return principalOfSession(signed.session);
+}
+
+/**
+ * A signed-in user as the API's caller: the role's scopes in the session's organization, the user
+ * beside them (`ctx.user` in a function). The session's id stands where a key's id would, for rate
+ * limits and records of who did what; its token never leaves the session.
+ */
+export function principalOfSession(session: SessionPrincipal): KeyPrincipal {
   return {
     keyId: session.sessionId,
     orgId: session.orgId,

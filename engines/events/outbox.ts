@@ -94,6 +94,8 @@ export interface EventListQuery {
   typePrefix?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only the events about this object (`data.object.id`): one record's history, as the dashboard shows it. */
+  objectId?: string;
 }
 
 /** An event row as the API renders it: also the exact webhook payload. */
@@ -117,6 +119,7 @@ export async function listEvents(db: Queryable, orgId: string, query: EventListQ
     where.add(`created_at > ${where.bind(query.createdAfter.toISOString())}::timestamptz`);
   if (query.createdBefore)
     where.add(`created_at < ${where.bind(query.createdBefore.toISOString())}::timestamptz`);
+  if (query.objectId) where.add(`data->'object'->>'id' = ${where.bind(query.objectId)}`);
   const orderBy = "created_at DESC, seq DESC, id DESC";
   return selectPage(db, { from: "events", where, orderBy }, query, renderEvent);
 }

@@ -104,6 +104,36 @@ function receivablesByCurrency(tx: Queryable, orgId: string, today: string) {
   );
 }
 
+/** One week's money received (the dashboard's "cash collected" chart). */
+export interface WeekReceived {
+  /** The week's first instant (`now` − 7 × n days); the week ends 7 days later. */
+  since: string;
+  received: Money;
+}
+
+/**
+ * Money received per week over the last `weeks` weeks, oldest first, by the same rule as the
+ * snapshot's `paid_30_days` (payments by `received_at`, plus what an invoice marked paid by hand
+ * still owed, at its `paid_at`). One indexed read per week.
+ */
+export async function receivedByWeek(
+  tx: Queryable,
+  orgId: string,
+  now: Date,
+  weeks: number,
+): Promise<WeekReceived[]> {
+  const result: WeekReceived[] = [];
+  for (let week = weeks; week >= 1; week -= 1) {
+    const until = new Date(now.getTime() - (week - 1) * 7 * DAY_MS);
+    const since = new Date(until.getTime() - 7 * DAY_MS).toISOString();
+    result.push({
+      since,
+      received: moneyOf(await receivedByCurrency(tx, orgId, [since, until.toISOString()])),
+    });
+  }
+  return result;
+}
+
 /** Payments received in the window, plus the unpaid rest of invoices marked paid by hand in it. */
 function receivedByCurrency(tx: Queryable, orgId: string, [since, until]: Window) {
   return tx.query<{ currency: string; amount: string }>(

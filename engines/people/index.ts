@@ -3,3 +3,4 @@ export * from "./roles.ts";
 export * from "./sessions.ts";
 export * from "./users.ts";
 export * from "./invitations.ts";
+export * from "./members.ts";

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
-import type { Queryable, Store } from "../../store/index.ts";
+import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
 import { EmailSchema } from "../fields.ts";
 import { hashPassword } from "./passwords.ts";
 import { ROLES, type Role } from "./roles.ts";
 import { revokeUserSessions } from "./sessions.ts";
-import { createUserToken, findUserByEmail, PasswordSchema } from "./users.ts";
+import { recordInvited, recordJoined } from "./members.ts";
+import { createUserToken, findUserByEmail, issueUserToken, PasswordSchema } from "./users.ts";
 
 /** Invitation and reset links stay valid this long (no mail server is assumed: the operator passes them on). */
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -21,17 +22,21 @@ export async function inviteMember(
   orgId: string,
   input: Invitation,
 ): Promise<string> {
-  const [member] = await db.query(
-    `SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND lower(u.email) = lower($2)`,
-    [orgId, input.email],
-  );
-  if (member) throw new AppError("conflict", `${input.email} is already a member`);
-  return createUserToken(db, clock, {
-    purpose: "invite",
-    orgId,
-    email: input.email,
-    role: input.role,
-    ttlMs: INVITE_TTL_MS,
+  return inTransaction(db, async (tx) => {
+    const [member] = await tx.query(
+      `SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND lower(u.email) = lower($2)`,
+      [orgId, input.email],
+    );
+    if (member) throw new AppError("conflict", `${input.email} is already a member`);
+    const issued = await issueUserToken(tx, clock, {
+      purpose: "invite",
+      orgId,
+      email: input.email,
+      role: input.role,
+      ttlMs: INVITE_TTL_MS,
+    });
+    await recordInvited(tx, clock, orgId, { tokenId: issued.id, email: input.email, role: input.role });
+    return issued.token;
   });
 }
 
@@ -74,9 +79,10 @@ export async function addMembership(
   role: Role,
 ): Promise<void> {
   const now = clock.now().toISOString();
-  await tx.query(
+  const added = await tx.query(
     `INSERT INTO memberships (id, org_id, user_id, role, created_at, updated_at)
-     VALUES ($5, $1, $2, $3, $4, $4) ON CONFLICT (org_id, user_id) DO NOTHING`,
+     VALUES ($5, $1, $2, $3, $4, $4) ON CONFLICT (org_id, user_id) DO NOTHING RETURNING id`,
     [orgId, userId, role, now, newId("mem")],
   );
+  if (added.length > 0) await recordJoined(tx, clock, orgId, userId);
 }

@@ -18,3 +18,5 @@ export function roleScopes(role: Role): string[] {
       return ["*:read"];
   }
 }
+
+export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);

@@ -4,6 +4,7 @@ import { AppError, newId, type Clock } from "../../core/index.ts";
 import type { Queryable, Row, Store } from "../../store/index.ts";
 import { EmailSchema } from "../fields.ts";
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts";
+import { recordJoined } from "./members.ts";
 import type { Role } from "./roles.ts";
 
 export const PasswordSchema = z
@@ -61,6 +62,7 @@ export async function createMember(
     `INSERT INTO memberships (id, org_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
     [newId("mem"), input.orgId, id, input.role, now],
   );
+  await recordJoined(tx, clock, input.orgId, id);
   return { id, email: input.email.trim(), name: input.name };
 }
 
@@ -82,19 +84,37 @@ export type UserTokenPurpose = (typeof USER_TOKEN_PURPOSES)[number];
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
+export interface UserTokenInput {
+  purpose: UserTokenPurpose;
+  orgId?: string;
+  email?: string;
+  role?: Role;
+  ttlMs: number;
+}
+
 /** A one-time link's token (shown once; only its hash is kept), valid for `ttlMs`. */
 export async function createUserToken(
   db: Queryable | Store,
   clock: Clock,
-  input: { purpose: UserTokenPurpose; orgId?: string; email?: string; role?: Role; ttlMs: number },
+  input: UserTokenInput,
 ): Promise<string> {
+  return (await issueUserToken(db, clock, input)).token;
+}
+
+/** `createUserToken`, with the row's id (`utok_…`) for an event that names the link without its secret. */
+export async function issueUserToken(
+  db: Queryable | Store,
+  clock: Clock,
+  input: UserTokenInput,
+): Promise<{ id: string; token: string }> {
   const token = randomBytes(24).toString("base64url");
+  const id = newId("utok");
   const now = clock.now();
   await db.query(
     `INSERT INTO user_tokens (id, purpose, token_hash, org_id, email, role, expires_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
-      newId("utok"),
+      id,
       input.purpose,
       hashToken(token),
       input.orgId ?? null,
@@ -104,7 +124,7 @@ export async function createUserToken(
       now.toISOString(),
     ],
   );
-  return token;
+  return { id, token };
 }
 
 export interface UserToken {

@@ -68,3 +68,22 @@ export async function countOrganizations(db: Queryable): Promise<number> {
   const rows = await db.query<{ n: number }>("SELECT count(*) AS n FROM organizations");
   return rows[0]?.n ?? 0;
 }
+
+export const OrganizationRenameSchema = OrganizationCreateSchema.pick({ name: true });
+
+/** Renames the organization (Settings → Organization); names are unique, as at creation. */
+export async function renameOrganization(db: Queryable, id: string, name: string): Promise<Organization> {
+  const checked = OrganizationRenameSchema.parse({ name }).name;
+  const taken = await db.query("SELECT 1 FROM organizations WHERE name = $1 AND id <> $2", [checked, id]);
+  if (taken.length > 0) {
+    throw new AppError("conflict", `An organization named '${checked}' exists`, {
+      errors: [{ param: "name", code: "conflict", message: `An organization named '${checked}' exists` }],
+    });
+  }
+  const rows = await db.query(
+    "UPDATE organizations SET name = $2, updated_at = now() WHERE id = $1 RETURNING *",
+    [id, checked],
+  );
+  if (!rows[0]) throw new AppError("not_found", `No such organization: '${id}'`);
+  return render(rows[0]);
+}

@@ -246,11 +246,16 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(joined.status).toBe(303);
     const newcomer = cookieOf(joined);
     const listed = await get("/settings/members", cookie);
-    const ids = [...listed.text.matchAll(/action="\/settings\/members\/(usr_[A-Za-z0-9]+)\/role"/g)].map(
-      (m) => m[1]!,
+    // Both joined at the same (fake) instant: find each by name, not by place in the list.
+    const idOf = new Map(
+      [
+        ...listed.text.matchAll(
+          /action="\/settings\/members\/(usr_[A-Za-z0-9]+)\/role"[\s\S]*?aria-label="Role of ([^"]+)"/g,
+        ),
+      ].map((m) => [m[2]!, m[1]!]),
     );
-    expect(ids).toHaveLength(2);
-    const [bossId, niaId] = ids;
+    expect(idOf.size).toBe(2);
+    const [bossId, niaId] = [idOf.get("Bo Boss")!, idOf.get("Nia New")!];
     // A viewer cannot manage members.
     expect(
       (
@@ -403,5 +408,20 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     expect(api.headers.get("content-security-policy")).toBeNull();
     const css = await get("/dashboard/assets/app.css");
     expect(css.headers.get("content-type")).toContain("text/css");
+  });
+
+  it("shows a page's error as a page with its status and request id, under the dashboard's headers", async () => {
+    const { cookie } = await setup(`err-${RUN}@example.com`);
+    const sessions = await get("/settings/sessions", cookie);
+    const missing = await post("/settings/sessions/ses_nope/end", { _csrf: csrfOf(sessions.text) }, cookie);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toContain("text/html");
+    expect(missing.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(missing.headers.get("cache-control")).toBe("no-store");
+    expect(missing.text).toContain("No such session");
+    expect(missing.text).toMatch(/Request id: <code>req_/);
+    // The API's errors stay problem+json.
+    const api = await t.request("GET", "/v1/invoices/inv_nope", { key: org.key });
+    expect(api.headers.get("content-type")).toContain("application/problem+json");
   });
 });
