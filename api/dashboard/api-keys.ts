@@ -6,6 +6,7 @@ import {
   ENGINES,
   hasScope,
   listApiKeys,
+  listMembers,
   revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
@@ -69,7 +70,14 @@ async function keysPage(
   signed: Signed,
   state: { secret?: string; name?: string; errors?: Record<string, string> },
 ): Promise<Html> {
-  const keys = await listApiKeys(deps.store, signed.session.orgId, 1, 100);
+  const [keys, members] = await Promise.all([
+    listApiKeys(deps.store, signed.session.orgId, 1, 100),
+    listMembers(deps.store, signed.session.orgId),
+  ]);
+  const names = new Map(members.map((member) => [member.user, member.name]));
+  /** Who made the key: a member by name, a former member by id, else the API or CLI. */
+  const creator = (userId: string | null) =>
+    userId ? (names.get(userId) ?? userId) : html`<span class="muted">API or CLI</span>`;
   const canWrite = hasScope(signed.session.scopes, "keys", "write");
   const errors = state.errors ?? {};
   return html`${settingsTabs("/settings/api-keys")}
@@ -91,6 +99,7 @@ async function keysPage(
           <th>Name</th>
           <th>Kind</th>
           <th>Scopes</th>
+          <th>Created by</th>
           <th>Last used</th>
           <th></th>
         </tr>
@@ -105,6 +114,7 @@ async function keysPage(
               </td>
               <td>${key.kind}</td>
               <td>${key.scopes.join(" ")}</td>
+              <td>${creator(key.created_by_user)}</td>
               <td>${key.last_used_at ?? html`<span class="muted">never</span>`}</td>
               <td>
                 ${

@@ -31,6 +31,9 @@ export const ApiKeySchema = z
     access: z.enum(["read", "write"]).nullable(),
     scopes: z.array(z.string()),
     redacted_secret: z.string().meta({ example: "sk_live_AbCd…wxyz" }),
+    created_by_user: z.string().nullable().meta({
+      description: "The dashboard user who created the key (`usr_…`); null for the API, the CLI or setup",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     last_used_at: z.string().nullable(),
@@ -89,6 +92,7 @@ function render(row: Row): ApiKey {
     access: (row.access as ApiKey["access"]) ?? null,
     scopes: row.scopes as string[],
     redacted_secret: `${row.display_prefix as string}…${row.last4 as string}`,
+    created_by_user: (row.created_by_user as string | null) ?? null,
     last_used_at: rfcOrNull(row.last_used_at),
     revoked_at: rfcOrNull(row.revoked_at),
   };

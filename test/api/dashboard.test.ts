@@ -156,9 +156,11 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
       [org.id],
     );
     expect(row!.created_by_user).toMatch(/^usr_/);
-    // Listed again, the secret is nowhere.
+    const viaApi = await t.request("GET", `/v1/api_keys/${row!.id}`, { key: org.key });
+    expect(viaApi.body.created_by_user).toBe(row!.created_by_user);
+    // Listed again, with who made it, and the secret is nowhere.
     const listed = await get("/settings/api-keys", cookie);
-    expect(listed.text).toContain("CRM sync");
+    expect(listed.text).toMatch(/CRM sync[\s\S]*?<td>Kim Keys<\/td>/);
     expect(listed.text).not.toContain(secret);
     const revoked = await post(
       `/settings/api-keys/${row!.id}/revoke`,
