@@ -22,6 +22,10 @@ const ENTRY = fileURLToPath(new URL("./guest/index.ts", import.meta.url));
 /** whatwg-url uses TextEncoder/TextDecoder at module load: bundled modules get the platform's own. */
 const ENCODING = fileURLToPath(new URL("./guest/encoding.ts", import.meta.url));
 const LAZY_TR46 = "tessera-lazy-tr46";
+/** Tessera's version (package.json), for the guest's `navigator.userAgent`; read when building. */
+const version = () =>
+  (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 
 /**
  * Builds the platform: bundled with esbuild-wasm from `sandbox/guest/` (~1-2 s; the bundle
@@ -59,6 +63,8 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
   ]) {
     hash.update(name).update(readFileSync(require.resolve(`${name}/package.json`)));
   }
+  // The version the bundle carries (navigator.userAgent).
+  hash.update(version());
   const dir = join(tmpdir(), "tessera-guest-platform");
   const file = join(dir, `${name}-${hash.digest("hex").slice(0, 32)}.js`);
   try {
@@ -111,6 +117,7 @@ async function bundle(): Promise<string> {
     minifySyntax: true,
     banner: { js: '"use strict";' },
     inject: [ENCODING],
+    define: { TESSERA_VERSION: JSON.stringify(version()) },
     plugins: [lazyTr46(), longNames()],
   });
   return result.outputFiles[0]!.text;

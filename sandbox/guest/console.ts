@@ -34,10 +34,22 @@ function constructorName(value: object): string | null {
   return typeof name === "string" ? name : null;
 }
 
-export function inspect(value: unknown, depth = 0, seen: object[] = []): string {
+/** `quoteStrings`: a string at the top is quoted too (Deno.inspect); console prints it as is. */
+export interface InspectOptions {
+  maxDepth?: number;
+  quoteStrings?: boolean;
+}
+const CONSOLE: InspectOptions = {};
+
+export function inspect(
+  value: unknown,
+  depth = 0,
+  seen: object[] = [],
+  options: InspectOptions = CONSOLE,
+): string {
   switch (typeof value) {
     case "string":
-      return depth === 0 ? value : quote(value);
+      return depth === 0 && !options.quoteStrings ? value : quote(value);
     case "number":
       return Object.is(value, -0) ? "-0" : String(value);
     case "bigint":
@@ -56,10 +68,10 @@ export function inspect(value: unknown, depth = 0, seen: object[] = []): string 
     }
   }
   if (value === null) return "null";
-  return inspectObject(value as object, depth, seen);
+  return inspectObject(value as object, depth, seen, options);
 }
 
-function inspectObject(value: object, depth: number, seen: object[]): string {
+function inspectObject(value: object, depth: number, seen: object[], options: InspectOptions): string {
   if (seen.includes(value)) return "[Circular *1]";
   if (value instanceof Error) return value.stack ?? `${value.name}: ${value.message}`;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
@@ -68,9 +80,10 @@ function inspectObject(value: object, depth: number, seen: object[]): string {
   if (value instanceof WeakMap) return "WeakMap { <items unknown> }";
   if (value instanceof WeakSet) return "WeakSet { <items unknown> }";
   const name = constructorName(value);
-  if (depth >= MAX_DEPTH) return Array.isArray(value) ? "[Array]" : `[${name ?? "Object"}]`;
+  if (depth >= (options.maxDepth ?? MAX_DEPTH))
+    return Array.isArray(value) ? "[Array]" : `[${name ?? "Object"}]`;
   const inner = [...seen, value];
-  const show = (item: unknown) => inspect(item, depth + 1, inner);
+  const show = (item: unknown) => inspect(item, depth + 1, inner, options);
   let items: string[];
   let open = "{";
   let close = "}";

@@ -48,6 +48,9 @@ export class Event {
   composedPath(): EventTarget[] {
     return this.#current ? [this.#current] : [];
   }
+  get [Symbol.toStringTag](): string {
+    return "Event";
+  }
   /** @internal */ static setTargets(
     event: Event,
     target: EventTarget | null,
@@ -67,6 +70,12 @@ interface Registration {
 
 export class EventTarget {
   #listeners = new Map<string, Registration[]>();
+  /** Who listeners see as `this`, `target` and `currentTarget`, and whose `on<type>` is called (see globalEvents). */
+  #self: object = this;
+
+  /** @internal */ static actingAs(target: EventTarget, self: object): void {
+    target.#self = self;
+  }
 
   addEventListener(
     type: string,
@@ -99,13 +108,14 @@ export class EventTarget {
 
   dispatchEvent(event: Event): boolean {
     if (!(event instanceof Event)) throw new TypeError("dispatchEvent takes an Event");
-    Event.setTargets(event, this, this);
-    const handler = (this as unknown as Record<string, unknown>)[`on${event.type}`];
+    const self = this.#self as EventTarget;
+    Event.setTargets(event, self, self);
+    const handler = (self as unknown as Record<string, unknown>)[`on${event.type}`];
     for (const registration of [...(this.#listeners.get(event.type) ?? [])]) {
       if (registration.once) this.removeEventListener(event.type, registration.listener, registration);
       const { listener } = registration;
       try {
-        if (typeof listener === "function") listener.call(this, event);
+        if (typeof listener === "function") listener.call(self, event);
         else listener.handleEvent(event);
       } catch (error) {
         reportError(error);
@@ -114,19 +124,123 @@ export class EventTarget {
     }
     if (typeof handler === "function" && !event.stopped) {
       try {
-        (handler as (e: Event) => void).call(this, event);
+        (handler as (e: Event) => void).call(self, event);
       } catch (error) {
         reportError(error);
       }
     }
-    Event.setTargets(event, this, null);
+    Event.setTargets(event, self, null);
     return !event.defaultPrevented;
   }
 }
 
-/** A listener's exception does not stop dispatch (DOM §2.9 "report the exception"). */
+/** DOM §2.4 CustomEvent: an Event carrying `detail` (null unless given). */
+export class CustomEvent<T = unknown> extends Event {
+  readonly #detail: T | null;
+  constructor(
+    type: string,
+    init: { bubbles?: boolean; cancelable?: boolean; composed?: boolean; detail?: T } = {},
+  ) {
+    if (arguments.length === 0) throw new TypeError("The event type is required");
+    super(type, init);
+    this.#detail = init?.detail === undefined ? null : init.detail;
+  }
+  get detail(): T | null {
+    return this.#detail;
+  }
+  override get [Symbol.toStringTag](): string {
+    return "CustomEvent";
+  }
+}
+
+interface ErrorEventInit {
+  bubbles?: boolean;
+  cancelable?: boolean;
+  composed?: boolean;
+  message?: string;
+  filename?: string;
+  lineno?: number;
+  colno?: number;
+  error?: unknown;
+}
+
+/** HTML §8.1.4.5 ErrorEvent: what "report the exception" dispatches on the global. */
+export class ErrorEvent extends Event {
+  readonly #message: string;
+  readonly #filename: string;
+  readonly #lineno: number;
+  readonly #colno: number;
+  readonly #error: unknown;
+  constructor(type: string, init: ErrorEventInit = {}) {
+    if (arguments.length === 0) throw new TypeError("The event type is required");
+    super(type, init);
+    this.#message = init?.message === undefined ? "" : String(init.message);
+    this.#filename = init?.filename === undefined ? "" : String(init.filename);
+    // WebIDL unsigned long.
+    this.#lineno = Number(init?.lineno ?? 0) >>> 0;
+    this.#colno = Number(init?.colno ?? 0) >>> 0;
+    this.#error = init?.error;
+  }
+  get message(): string {
+    return this.#message;
+  }
+  get filename(): string {
+    return this.#filename;
+  }
+  get lineno(): number {
+    return this.#lineno;
+  }
+  get colno(): number {
+    return this.#colno;
+  }
+  get error(): unknown {
+    return this.#error;
+  }
+  override get [Symbol.toStringTag](): string {
+    return "ErrorEvent";
+  }
+}
+
+/**
+ * The global object's listeners (`addEventListener("error", …)`, `onerror`): the global is
+ * not an EventTarget itself (its prototype chain is V8's), so this target acts as it.
+ */
+export const globalEvents = new EventTarget();
+EventTarget.actingAs(globalEvents, globalThis);
+
+/** Where an error was thrown: the first frame of its V8 stack. */
+function origin(error: unknown): { filename: string; lineno: number; colno: number } {
+  const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";
+  const frame = /^\s+at (?:.*\()?(.+?):(\d+):(\d+)\)?$/m.exec(stack);
+  return frame
+    ? { filename: frame[1]!, lineno: Number(frame[2]), colno: Number(frame[3]) }
+    : { filename: "", lineno: 0, colno: 0 };
+}
+
+let reporting = 0;
+
+/**
+ * HTML "report the exception", as Deno does it: an ErrorEvent on the global; unless a
+ * listener cancels it, the error is uncaught. Here that is an unhandled rejection: the host
+ * logs it as "Uncaught …" on the current request's log and fails the request unless it has
+ * already answered (Deno ends the process). A listener's exception does not stop dispatch
+ * (DOM §2.9); an error thrown while reporting one is not reported again.
+ */
 export function reportError(error: unknown): void {
-  void Promise.reject(error);
+  if (arguments.length === 0) throw new TypeError("reportError requires 1 argument");
+  reporting++;
+  try {
+    let message = "";
+    try {
+      message = error instanceof Error ? error.message : String(error);
+    } catch {
+      // An object without a string form: the event's message stays empty.
+    }
+    const event = new ErrorEvent("error", { cancelable: true, message, ...origin(error), error });
+    if (reporting > 1 || globalEvents.dispatchEvent(event)) void Promise.reject(error);
+  } finally {
+    reporting--;
+  }
 }
 
 const ABORT = Symbol("abort");

@@ -1,14 +1,31 @@
-import structuredCloneImpl from "@ungap/structured-clone";
-import { captureHost, hostSync, requests, settle, type HostFn } from "./bridge.ts";
+import { captureHost, requests, settle, type HostFn } from "./bridge.ts";
 import { Blob, File, FormData } from "./blob.ts";
+import { structuredClone } from "./clone.ts";
 import { console } from "./console.ts";
 import { Crypto, CryptoKey, SubtleCrypto, crypto } from "./crypto.ts";
 import { DOMException } from "./dom-exception.ts";
 import { TextDecoder, TextEncoder, atob, btoa } from "./encoding.ts";
-import { AbortController, AbortSignal, Event, EventTarget, reportError } from "./events.ts";
+import {
+  AbortController,
+  AbortSignal,
+  CustomEvent,
+  ErrorEvent,
+  Event,
+  EventTarget,
+  globalEvents,
+  reportError,
+} from "./events.ts";
 import { fetch } from "./fetch.ts";
 import { Headers } from "./headers.ts";
 import { Request, Response } from "./http.ts";
+import {
+  Performance,
+  PerformanceEntry,
+  PerformanceMark,
+  PerformanceMeasure,
+  performance,
+  setTimeOrigin,
+} from "./performance.ts";
 import {
   Deno,
   MODULE_GLOBAL,
@@ -23,6 +40,10 @@ import {
 import * as streams from "./streams.ts";
 import { clearInterval, clearTimeout, fireTimer, queueMicrotask, setInterval, setTimeout } from "./timers.ts";
 import { URL, URLSearchParams } from "./url.ts";
+import { installWebAssembly } from "./wasm.ts";
+
+/** Tessera's version (package.json), defined by the bundler (web-platform.ts). */
+declare const TESSERA_VERSION: string;
 
 /**
  * The in-isolate web platform (WinterTC minimum common API + the Deno subset). This
@@ -31,26 +52,9 @@ import { URL, URLSearchParams } from "./url.ts";
  * and returns the dispatcher the host keeps. Names on the global are all longer than
  * one character: isolated-vm 5's snapshots drop one-letter global properties.
  */
-function structuredClone(value: unknown, options?: { transfer?: unknown[] }): unknown {
-  void options;
-  try {
-    return structuredCloneImpl(value);
-  } catch (error) {
-    throw new DOMException((error as Error).message, "DataCloneError");
-  }
-}
-
-let timeOriginMs = 0;
-const performance = Object.freeze({
-  now: (): number => hostSync("now", 0) as number,
-  get timeOrigin() {
-    return timeOriginMs;
-  },
-  toJSON: () => ({ timeOrigin: timeOriginMs }),
-});
-
 const navigator = Object.freeze({
-  userAgent: "Tessera/1.0 (edge function)",
+  // As Deno's `Deno/<version>`: the product and its version (package.json's, set by the build).
+  userAgent: `Tessera/${TESSERA_VERSION}`,
   hardwareConcurrency: 1,
   language: "en-US",
   languages: ["en-US"],
@@ -63,13 +67,19 @@ const GLOBALS: Record<string, unknown> = {
   Blob,
   Crypto,
   CryptoKey,
+  CustomEvent,
   DOMException,
   Deno,
+  ErrorEvent,
   Event,
   EventTarget,
   File,
   FormData,
   Headers,
+  Performance,
+  PerformanceEntry,
+  PerformanceMark,
+  PerformanceMeasure,
   Request,
   Response,
   SubtleCrypto,
@@ -77,6 +87,13 @@ const GLOBALS: Record<string, unknown> = {
   TextEncoder,
   URL,
   URLSearchParams,
+  // The global's own listeners (Deno's globalThis is an EventTarget): reportError's "error" events.
+  addEventListener: (...args: Parameters<EventTarget["addEventListener"]>) =>
+    globalEvents.addEventListener(...args),
+  removeEventListener: (...args: Parameters<EventTarget["removeEventListener"]>) =>
+    globalEvents.removeEventListener(...args),
+  dispatchEvent: (event: Event) => globalEvents.dispatchEvent(event),
+  onerror: null,
   atob,
   btoa,
   clearInterval,
@@ -152,7 +169,9 @@ Object.defineProperty(globalThis, "__tessera_boot", {
     delete (globalThis as Record<string, unknown>).__tessera_boot;
     captureHost(host);
     setEnv(JSON.parse(envJson) as Record<string, string>);
-    timeOriginMs = originMs;
+    setTimeOrigin(originMs);
+    // WebAssembly's promise-returning functions, made to settle (why: wasm.ts).
+    installWebAssembly();
     return dispatch;
   },
 });

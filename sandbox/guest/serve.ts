@@ -1,5 +1,6 @@
 import { currentRequest, dropCalls, hostCall, hostSync, requests, type RequestSlot } from "./bridge.ts";
 import { bodyStream, isUsed } from "./body.ts";
+import { cwd, denoInspect, errors, exit } from "./deno.ts";
 import { AbortController, type AbortSignal } from "./events.ts";
 import { platformFetch } from "./fetch.ts";
 import { Headers } from "./headers.ts";
@@ -72,6 +73,12 @@ export const Deno = Object.freeze({
     set: (name: string, value: string): void => void (env[String(name)] = String(value)),
     delete: (name: string): void => void delete env[String(name)],
   }),
+  get errors() {
+    return errors();
+  },
+  inspect: denoInspect,
+  cwd,
+  exit,
   version: Object.freeze({ deno: "2.0.0-tessera", v8: "", typescript: "" }),
   build: Object.freeze({ target: "tessera", arch: "x86_64", os: "linux", vendor: "tessera" }),
 });
