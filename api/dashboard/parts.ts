@@ -125,3 +125,24 @@ export function userError(error: unknown): AppError {
   if (isAppError(error) && error.isUserError) return error;
   throw error;
 }
+
+/**
+ * A 404 page within a section (`/data`, `/webhooks`, …): another organization's object reads as
+ * missing, as on the API, and the page offers the way back to the section.
+ */
+export function notFoundPage(
+  c: Context<AppEnv>,
+  parts: DashboardParts,
+  signed: Signed,
+  section: string,
+): Response | Promise<Response> {
+  return c.html(
+    page(
+      "Not found",
+      parts.nav(signed, section),
+      html`<h1>Not found</h1>
+        <p>There is no such page in ${signed.session.orgName}. <a href="${section}">Back</a></p>`,
+    ),
+    404,
+  );
+}

@@ -5,7 +5,14 @@ import { hasScope, type AnyResourceService } from "../../../engines/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { statusOf } from "../../problem.ts";
 import { page, type Html } from "../layout.ts";
-import { errorsByField, forbidden, type DashboardParts, type Signed } from "../parts.ts";
+import {
+  errorsByField,
+  forbidden,
+  notFoundPage as sectionNotFound,
+  userError,
+  type DashboardParts,
+  type Signed,
+} from "../parts.ts";
 
 /**
  * What every Data page shares: finding the resource a URL names, the signed-in user's access to
@@ -50,24 +57,11 @@ export async function resourcePage(
   return { signed, service };
 }
 
-export function notFoundPage(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-  signed: Signed,
-): Response | Promise<Response> {
-  return c.html(
-    page(
-      "Not found",
-      parts.nav(signed, "/data"),
-      html`<h1>Not found</h1>
-        <p>There is no such page. <a href="/data">Back to Data</a></p>`,
-    ),
-    404,
-  );
-}
+/** A 404 page in Data (parts.ts). */
+export const notFoundPage = (c: Context<AppEnv>, parts: DashboardParts, signed: Signed) =>
+  sectionNotFound(c, parts, signed, "/data");
 
 /** Where a page shows a refusal: parts.ts (one rule for every group of pages). */
-import { userError } from "../parts.ts";
 export { userError };
 
 /** The record, or the API's refusal to show it (a 404 naming the id). */

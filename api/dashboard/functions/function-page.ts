@@ -5,7 +5,7 @@ import { hasScope } from "../../../engines/index.ts";
 import { isFunctionRef, type FunctionObject, type Trigger } from "../../../runtime/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { page, type Html } from "../layout.ts";
-import { forbidden, type DashboardParts, type Form, type Signed } from "../parts.ts";
+import { forbidden, notFoundPage, userError, type DashboardParts, type Form, type Signed } from "../parts.ts";
 
 /**
  * What every page of one function shares: the function looked up for the signed-in user (a 404
@@ -17,7 +17,6 @@ export const canWrite = (signed: Signed): boolean => hasScope(signed.session.sco
 export const canRead = (signed: Signed): boolean => hasScope(signed.session.scopes, "functions", "read");
 
 /** Where a page shows a refusal: parts.ts (one rule for every group of pages). */
-import { userError } from "../parts.ts";
 export { userError };
 
 /** The page's script: the editor's Tab key, confirmations, the live log tail (all optional). */
@@ -124,18 +123,6 @@ export async function findFunction(
   }
 }
 
-export function notFound(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-  signed: Signed,
-): Response | Promise<Response> {
-  return c.html(
-    page(
-      "Not found",
-      parts.nav(signed, "/functions"),
-      html`<h1>Not found</h1>
-        <p>There is no such function. <a href="/functions">All functions</a></p>`,
-    ),
-    404,
-  );
-}
+/** A 404 page in Functions (parts.ts). */
+export const notFound = (c: Context<AppEnv>, parts: DashboardParts, signed: Signed) =>
+  notFoundPage(c, parts, signed, "/functions");

@@ -1,10 +1,8 @@
-import type { Context } from "hono";
 import { html } from "hono/html";
 import { isAppError, type AppError } from "../../../core/index.ts";
 import { hasScope, MAX_PER_PAGE, type ListQuery } from "../../../engines/index.ts";
-import type { AppEnv } from "../../env.ts";
-import { page, type Html } from "../layout.ts";
-import type { DashboardParts, Signed } from "../parts.ts";
+import type { Html } from "../layout.ts";
+import type { Signed } from "../parts.ts";
 
 /**
  * Pieces the Webhooks pages and the Events explorer share: paging, time, JSON, status badges, the
@@ -68,23 +66,8 @@ export function statusBadge(status: string): Html {
   return html`<span class="badge badge-${status}">${status}</span>`;
 }
 
-/** A 404 page: another organization's object reads as missing, as on the API. */
-export function notFound(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-  signed: Signed,
-  active: string,
-): Response | Promise<Response> {
-  return c.html(
-    page(
-      "Not found",
-      parts.nav(signed, active),
-      html`<h1>Not found</h1>
-        <p>There is no such page in ${signed.session.orgName}. <a href="${active}">Back</a></p>`,
-    ),
-    404,
-  );
-}
+/** A 404 page in a section: parts.ts `notFoundPage`. */
+export { notFoundPage as notFound } from "../parts.ts";
 
 /**
  * Runs a service call, returning the refusal when the caller is at fault (not found, conflict,
