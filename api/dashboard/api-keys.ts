@@ -10,7 +10,7 @@ import {
   revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
-import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
+import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
@@ -121,12 +121,10 @@ async function keysPage(
                   key.revoked_at
                     ? html`<span class="muted">revoked</span>`
                     : canWrite
-                      ? html`<form method="post" action="/settings/api-keys/${key.id}/revoke">
-                          <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                          <button class="danger" type="submit" aria-label="Revoke ${key.name || key.id}">
-                            Revoke
-                          </button>
-                        </form>`
+                      ? postButton(signed, `/settings/api-keys/${key.id}/revoke`, "Revoke", {
+                          buttonClass: "danger",
+                          ariaLabel: `Revoke ${key.name || key.id}`,
+                        })
                       : ""
                 }
               </td>
@@ -138,7 +136,7 @@ async function keysPage(
       canWrite
         ? html`<form method="post" action="/settings/api-keys" class="card">
             <h2>Create a key</h2>
-            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            ${csrfField(signed)}
             <label for="key-name">Name</label>
             <input id="key-name" name="name" type="text" maxlength="100" />
             <label for="key-kind">Access</label>

@@ -13,7 +13,7 @@ import {
   type OAuthAppWithSecret,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
-import { fieldError, page, settingsTabs, type Html } from "./layout.ts";
+import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { errorsByField, forbidden, textOf, type DashboardParts, type Form, type Signed } from "./parts.ts";
 
 const PATH = "/settings/integrations";
@@ -140,16 +140,10 @@ async function integrationsPage(deps: ApiDeps, signed: Signed, state: PageState)
                     <td>
                       ${
                         canWrite
-                          ? html`<form method="post" action="${PATH}/${installation.id}/disconnect">
-                              <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                              <button
-                                class="danger"
-                                type="submit"
-                                aria-label="Disconnect ${installation.app.name}"
-                              >
-                                Disconnect
-                              </button>
-                            </form>`
+                          ? postButton(signed, `${PATH}/${installation.id}/disconnect`, "Disconnect", {
+                              buttonClass: "danger",
+                              ariaLabel: `Disconnect ${installation.app.name}`,
+                            })
                           : ""
                       }
                     </td>
@@ -184,16 +178,10 @@ async function integrationsPage(deps: ApiDeps, signed: Signed, state: PageState)
               <td>
                 ${
                   canWrite && registered.kind === "confidential"
-                    ? html`<form method="post" action="${PATH}/apps/${registered.id}/rotate">
-                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                        <button
-                          class="danger"
-                          type="submit"
-                          aria-label="Rotate the secret of ${registered.name}"
-                        >
-                          Rotate secret
-                        </button>
-                      </form>`
+                    ? postButton(signed, `${PATH}/apps/${registered.id}/rotate`, "Rotate secret", {
+                        buttonClass: "danger",
+                        ariaLabel: `Rotate the secret of ${registered.name}`,
+                      })
                     : ""
                 }
               </td>
@@ -230,7 +218,7 @@ function registerForm(signed: Signed, errors: Record<string, string>, values: Fo
   const checked = [values.scopes ?? []].flat();
   return html`<form method="post" action="${PATH}/apps" class="card" novalidate>
     <h2>Register an app</h2>
-    <input type="hidden" name="_csrf" value="${signed.csrf}" />
+    ${csrfField(signed)}
     <label for="app-name">Name</label>
     <input id="app-name" name="name" type="text" maxlength="100" required value="${textOf(values, "name")}" />
     ${fieldError(errors, "name")}

@@ -86,7 +86,7 @@ export function page(title: string, nav: PageNav, body: Html): Html {
                   </nav>
                   <form method="post" action="/sign-out" class="who">
                     <span>${nav.who.name} · ${nav.who.orgName} (${nav.who.role})</span>
-                    <input type="hidden" name="_csrf" value="${nav.who.csrf}" />
+                    ${csrfField(nav.who)}
                     <button type="submit">Sign out</button>
                   </form>`
               : ""
@@ -101,4 +101,48 @@ export function page(title: string, nav: PageNav, body: Html): Html {
 export function fieldError(errors: Record<string, string>, name: string): Html {
   const message = errors[name];
   return message ? html`<p class="error" id="${name}-error" role="alert">${message}</p>` : html``;
+}
+
+/** Every POST form's CSRF field: the signed-in session's token (`DashboardParts.posted` checks it). */
+export function csrfField(session: { csrf: string }): Html {
+  return html`<input type="hidden" name="_csrf" value="${session.csrf}" />`;
+}
+
+export interface PostButtonOptions {
+  /** The button's class: `danger`, `fn-secondary`, … */
+  buttonClass?: string;
+  /** The form's class (`inline` sits beside other buttons). */
+  formClass?: string;
+  /** The button's accessible name, when its label alone does not say what it acts on ("Revoke" which key). */
+  ariaLabel?: string;
+  /** Asked before posting (`data-confirm`: client/functions.js asks on the Functions pages). */
+  confirm?: string;
+  /** Hidden fields posted beside the CSRF token. */
+  fields?: Record<string, string>;
+}
+
+/**
+ * A form that posts one action with one button: revoke, rotate, remove, retry, roll back. Forms with
+ * inputs of their own write their `<form>` and put `csrfField` in it.
+ */
+export function postButton(
+  session: { csrf: string },
+  action: string,
+  label: string,
+  options: PostButtonOptions = {},
+): Html {
+  const { buttonClass, formClass, ariaLabel, confirm, fields = {} } = options;
+  // The label sits against its tags (`>Retry</button>`), as a hand-written button does.
+  const attributes = html`${buttonClass ? html` class="${buttonClass}"` : ""}${
+    ariaLabel ? html` aria-label="${ariaLabel}"` : ""
+  }`;
+  return html`<form
+    method="post"
+    action="${action}"
+    ${formClass ? html` class="${formClass}"` : ""}${confirm ? html` data-confirm="${confirm}"` : ""}
+  >
+    ${csrfField(session)}
+    ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+    <button type="submit" ${attributes}>${label}</button>
+  </form>`;
 }

@@ -13,7 +13,7 @@ import {
   ROLES,
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { fieldError, page, type Html, settingsTabs } from "./layout.ts";
+import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 import { clearSessionCookie } from "./session.ts";
 
@@ -107,19 +107,15 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
                     <td>${session.createdAt.toISOString()}</td>
                     <td>${session.lastSeenAt.toISOString()}</td>
                     <td>
-                      <form method="post" action="/settings/sessions/${session.id}/end">
-                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                        <button class="danger" type="submit">Sign out</button>
-                      </form>
+                      ${postButton(signed, `/settings/sessions/${session.id}/end`, "Sign out", {
+                        buttonClass: "danger",
+                      })}
                     </td>
                   </tr>`,
               )}
             </tbody>
           </table>
-          <form method="post" action="/settings/sessions/end-all">
-            <input type="hidden" name="_csrf" value="${signed.csrf}" />
-            <button class="danger" type="submit">Sign out everywhere</button>
-          </form>`,
+          ${postButton(signed, "/settings/sessions/end-all", "Sign out everywhere", { buttonClass: "danger" })}`,
       ),
     );
   });
@@ -184,7 +180,7 @@ async function members(
                 ${
                   owner
                     ? html`<form method="post" action="/settings/members/${row.user}/role" class="inline">
-                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+                        ${csrfField(signed)}
                         <select name="role" aria-label="Role of ${row.name}">
                           ${ROLES.map((role) => html`<option value="${role}" ${role === row.role ? "selected" : ""}>${role}</option>`)}
                         </select>
@@ -196,10 +192,10 @@ async function members(
               <td>
                 ${
                   owner
-                    ? html`<form method="post" action="/settings/members/${row.user}/remove">
-                        <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                        <button class="danger" type="submit" aria-label="Remove ${row.name}">Remove</button>
-                      </form>`
+                    ? postButton(signed, `/settings/members/${row.user}/remove`, "Remove", {
+                        buttonClass: "danger",
+                        ariaLabel: `Remove ${row.name}`,
+                      })
                     : ""
                 }
               </td>
@@ -211,7 +207,7 @@ async function members(
       owner
         ? html`<form method="post" action="/settings/members/invite" class="card">
             <h2>Invite someone</h2>
-            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            ${csrfField(signed)}
             <label for="invite-email">Email</label>
             <input id="invite-email" name="email" type="email" required />
             ${fieldError(errors, "email")}

@@ -3,7 +3,7 @@ import { html } from "hono/html";
 import { AppError } from "../../core/index.ts";
 import { getOrganization, OrganizationRenameSchema, renameOrganization } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { fieldError, page, settingsTabs, type Html } from "./layout.ts";
+import { csrfField, fieldError, type Html, page, settingsTabs } from "./layout.ts";
 import { errorsByField, forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
 
 /**
@@ -79,7 +79,7 @@ function organizationPage(
       signed.session.role === "owner"
         ? html`<form method="post" action="/settings/organization" class="card">
             <h2>Rename</h2>
-            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            ${csrfField(signed)}
             <label for="org-name">Name</label>
             <input
               id="org-name"

@@ -3,7 +3,7 @@ import { html, raw } from "hono/html";
 import { AppError, isAppError } from "../../core/index.ts";
 import { hasScope, type SyncCaller, type SyncInteraction } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { page, type Html } from "./layout.ts";
+import { csrfField, type Html, page, postButton } from "./layout.ts";
 import type { DashboardParts, Signed } from "./parts.ts";
 
 /**
@@ -108,15 +108,17 @@ function chatPage(
                 <p><strong>${action.preview}</strong> <span class="muted">(${action.status})</span></p>
                 ${
                   action.status === "proposed" && canDecide
-                    ? html`${(["approve", "reject"] as const).map(
-                        (verb) =>
-                          html`<form method="post" action="/sync/actions/${action.id}/${verb}" class="inline">
-                            <input type="hidden" name="_csrf" value="${signed.csrf}" />
-                            <input type="hidden" name="conversation_id" value="${turn.conversation_id}" />
-                            <button type="submit" class="${verb === "reject" ? "danger" : ""}">
-                              ${verb === "approve" ? "Approve" : "Reject"}
-                            </button>
-                          </form>`,
+                    ? html`${(["approve", "reject"] as const).map((verb) =>
+                        postButton(
+                          signed,
+                          `/sync/actions/${action.id}/${verb}`,
+                          verb === "approve" ? "Approve" : "Reject",
+                          {
+                            formClass: "inline",
+                            fields: { conversation_id: turn.conversation_id },
+                            ...(verb === "reject" ? { buttonClass: "danger" } : {}),
+                          },
+                        ),
                       )}`
                     : ""
                 }
@@ -125,7 +127,7 @@ function chatPage(
         </section>`,
     )}
     <form method="post" action="/sync" class="card">
-      <input type="hidden" name="_csrf" value="${signed.csrf}" />
+      ${csrfField(signed)}
       ${conversationId ? html`<input type="hidden" name="conversation_id" value="${conversationId}" />` : ""}
       <label for="message"
         >${turns.length ? "Ask a follow-up" : "Ask about your invoices, contacts, deals, candidates…"}</label

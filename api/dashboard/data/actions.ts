@@ -4,11 +4,10 @@ import type { AppError } from "../../../core/index.ts";
 import type { AnyResourceService } from "../../../engines/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { statusOf } from "../../problem.ts";
-import { page } from "../layout.ts";
+import { csrfField, page } from "../layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../parts.ts";
 import {
   breadcrumbs,
-  csrfField,
   errorPage,
   findItem,
   labelOf,

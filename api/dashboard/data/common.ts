@@ -150,10 +150,6 @@ export function valueCell(registry: Registry, field: string, value: unknown): Ht
 /** `selected`, `checked`, … when the condition holds (hono/html escapes values, not attribute names). */
 export const flag = (on: boolean, name: string): Html => raw(on ? name : "");
 
-/** Every POST form's CSRF field. */
-export const csrfField = (signed: Signed): Html =>
-  html`<input type="hidden" name="_csrf" value="${signed.csrf}" />`;
-
 /** The trail above a Data page: Data › Invoices › INV-0001. */
 export function breadcrumbs(links: Array<[href: string, label: string]>, current: string): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb">

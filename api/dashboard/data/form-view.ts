@@ -1,7 +1,7 @@
 import { html } from "hono/html";
-import { fieldError, type Html } from "../layout.ts";
+import { csrfField, fieldError, type Html } from "../layout.ts";
 import type { Signed } from "../parts.ts";
-import { csrfField, errorSummary, flag, labelOf } from "./common.ts";
+import { errorSummary, flag, labelOf } from "./common.ts";
 import { cellName, rowCount, type FormField, type Values } from "./fields.ts";
 
 /** Records another field may name, by id prefix (`con` → the organization's contacts). */

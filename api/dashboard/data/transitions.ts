@@ -8,9 +8,9 @@ import {
   type DealStage,
   type InvoiceStatus,
 } from "../../../engines/index.ts";
-import { fieldError, type Html } from "../layout.ts";
+import { csrfField, fieldError, type Html } from "../layout.ts";
 import { errorsByField, type Signed } from "../parts.ts";
-import { csrfField, flag, recordHref, type Item, type Registry } from "./common.ts";
+import { flag, recordHref, type Item, type Registry } from "./common.ts";
 
 /**
  * State transitions as buttons: which moves a resource's record offers (the resource's own state

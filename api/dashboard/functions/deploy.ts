@@ -6,7 +6,7 @@ import { FUNCTION_AUTH, FunctionDeploySchema, type FunctionFiles } from "../../.
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../env.ts";
 import { fieldErrors, statusOf } from "../../problem.ts";
-import { page, type Html } from "../layout.ts";
+import { csrfField, type Html, page } from "../layout.ts";
 import { forbidden, type DashboardParts, type Signed } from "../parts.ts";
 import {
   canWrite,
@@ -200,7 +200,7 @@ function deployBody(signed: Signed, state: DeployState): Html {
     <div class="fn-deploy">
       <form method="post" action="${action}" enctype="multipart/form-data" class="card fn-upload">
         <h2>Upload a folder or a zip</h2>
-        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+        ${csrfField(signed)}
         <input type="hidden" name="source" value="upload" />
         ${nameField(state, "upload")}
         <label for="fn-folder">Folder</label>
@@ -233,7 +233,7 @@ function deployBody(signed: Signed, state: DeployState): Html {
       </form>
       <form method="post" action="${action}" class="card fn-editor">
         <h2>Or write it here</h2>
-        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+        ${csrfField(signed)}
         <input type="hidden" name="source" value="editor" />
         ${nameField(state, "editor")}
         <label for="fn-code">index.ts</label>

@@ -4,7 +4,7 @@ import type { FunctionObject } from "../../../runtime/index.ts";
 import type { AppEnv } from "../../env.ts";
 import type { InvocationDeps } from "../../invocation/index.ts";
 import { createAuthenticator } from "../../middleware/auth.ts";
-import type { Html } from "../layout.ts";
+import { csrfField, type Html } from "../layout.ts";
 import type { DashboardParts, Signed } from "../parts.ts";
 import { changing, functionPage, triggerText, viewing, when } from "./function-page.ts";
 import {
@@ -112,7 +112,7 @@ function builder(signed: Signed, fn: FunctionObject, state: OverviewState): Html
   return html`<section class="card fn-invoke" aria-labelledby="invoke-title">
     <h2 id="invoke-title">Invoke</h2>
     <form method="post" action="/functions/${fn.name}/invoke" class="fn-request">
-      <input type="hidden" name="_csrf" value="${signed.csrf}" />
+      ${csrfField(signed)}
       <div class="fn-request-line">
         <div>
           <label for="fn-method">Method</label>

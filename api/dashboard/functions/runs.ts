@@ -6,7 +6,7 @@ import { RUN_LIST, RUN_STATUSES, type FunctionObject, type FunctionRun } from ".
 import type { AppEnv } from "../../env.ts";
 import { parseListQuery } from "../../list-params.ts";
 import { statusOf } from "../../problem.ts";
-import type { Html } from "../layout.ts";
+import { csrfField, type Html, postButton } from "../layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../parts.ts";
 import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
 import { pager, pageParams } from "./pager.ts";
@@ -134,12 +134,10 @@ function runRow(signed: Signed, fn: FunctionObject, run: FunctionRun): Html {
     <td>
       ${
         run.status === "failed" && canWrite(signed)
-          ? html`<form method="post" action="/functions/${fn.name}/runs/${run.id}/retry">
-              <input type="hidden" name="_csrf" value="${signed.csrf}" />
-              <button type="submit" class="fn-secondary" aria-label="Retry ${what} run ${run.id}">
-                Retry
-              </button>
-            </form>`
+          ? postButton(signed, `/functions/${fn.name}/runs/${run.id}/retry`, "Retry", {
+              buttonClass: "fn-secondary",
+              ariaLabel: `Retry ${what} run ${run.id}`,
+            })
           : ""
       }
     </td>
@@ -150,7 +148,7 @@ function runRow(signed: Signed, fn: FunctionObject, run: FunctionRun): Html {
 function runNow(signed: Signed, fn: FunctionObject, schedules: string[]): Html {
   return html`<form method="post" action="/functions/${fn.name}/runs" class="card">
     <h2>Run a schedule now</h2>
-    <input type="hidden" name="_csrf" value="${signed.csrf}" />
+    ${csrfField(signed)}
     <label for="run-schedule">Schedule</label>
     <select id="run-schedule" name="schedule">
       ${schedules.map((schedule) => html`<option>${schedule}</option>`)}

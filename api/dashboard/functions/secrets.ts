@@ -10,7 +10,7 @@ import {
 } from "../../../runtime/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { statusOf } from "../../problem.ts";
-import { fieldError, type Html } from "../layout.ts";
+import { csrfField, fieldError, type Html, postButton } from "../layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../parts.ts";
 import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
 
@@ -118,7 +118,7 @@ async function secretsPage(
         canWrite(signed)
           ? html`<form method="post" action="/functions/${fn.name}/secrets" class="card" autocomplete="off">
               <h2>Set a secret</h2>
-              <input type="hidden" name="_csrf" value="${signed.csrf}" />
+              ${csrfField(signed)}
               <label for="secret-name">Name</label>
               <input
                 id="secret-name"
@@ -155,14 +155,11 @@ function secretRow(signed: Signed, fn: FunctionObject, secret: SecretInfo): Html
     <td>
       ${
         canWrite(signed)
-          ? html`<form
-              method="post"
-              action="/functions/${fn.name}/secrets/${secret.name}/delete"
-              data-confirm="Delete the secret ${secret.name}? The function will no longer see it."
-            >
-              <input type="hidden" name="_csrf" value="${signed.csrf}" />
-              <button type="submit" class="danger" aria-label="Delete ${secret.name}">Delete</button>
-            </form>`
+          ? postButton(signed, `/functions/${fn.name}/secrets/${secret.name}/delete`, "Delete", {
+              buttonClass: "danger",
+              ariaLabel: `Delete ${secret.name}`,
+              confirm: `Delete the secret ${secret.name}? The function will no longer see it.`,
+            })
           : ""
       }
     </td>

@@ -6,7 +6,7 @@ import { DEPLOYMENT_LIST, type Deployment, type FunctionObject } from "../../../
 import type { AppEnv } from "../../env.ts";
 import { parseListQuery } from "../../list-params.ts";
 import { statusOf } from "../../problem.ts";
-import type { Html } from "../layout.ts";
+import { type Html, postButton } from "../layout.ts";
 import type { DashboardParts, Signed } from "../parts.ts";
 import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
 import { pager, pageParams } from "./pager.ts";
@@ -106,20 +106,16 @@ function versionRow(signed: Signed, fn: FunctionObject, deployment: Deployment):
     <td>
       ${
         !deployment.active && canWrite(signed)
-          ? html`<form
-              method="post"
-              action="/functions/${fn.name}/versions/${deployment.version}/rollback"
-              data-confirm="Serve version ${deployment.version} of ${fn.name} instead of version ${fn.version}?"
-            >
-              <input type="hidden" name="_csrf" value="${signed.csrf}" />
-              <button
-                type="submit"
-                class="fn-secondary"
-                aria-label="Roll back to this version (v${deployment.version})"
-              >
-                Roll back to this version
-              </button>
-            </form>`
+          ? postButton(
+              signed,
+              `/functions/${fn.name}/versions/${deployment.version}/rollback`,
+              "Roll back to this version",
+              {
+                buttonClass: "fn-secondary",
+                ariaLabel: `Roll back to this version (v${deployment.version})`,
+                confirm: `Serve version ${deployment.version} of ${fn.name} instead of version ${fn.version}?`,
+              },
+            )
           : ""
       }
     </td>

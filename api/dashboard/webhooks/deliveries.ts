@@ -9,7 +9,7 @@ import {
   type WebhookRecovery,
 } from "../../../webhooks/index.ts";
 import type { AppEnv } from "../../env.ts";
-import { fieldError, page, type Html } from "../layout.ts";
+import { csrfField, fieldError, type Html, page } from "../layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed } from "../parts.ts";
 import { deliveryPage, type DeliveryPageState } from "./delivery-page.ts";
 import { deliveriesTable } from "./endpoint-page.ts";
@@ -205,7 +205,7 @@ function recoverForm(
     <p class="muted">
       Send again every delivery that failed since a time, for example after the receiver was down.
     </p>
-    <input type="hidden" name="_csrf" value="${signed.csrf}" />
+    ${csrfField(signed)}
     <label for="recover-since">Failed since (UTC)</label>
     <input
       id="recover-since"

@@ -6,7 +6,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from "../../../webhooks/index.ts";
-import type { Html } from "../layout.ts";
+import { type Html, postButton } from "../layout.ts";
 import type { Signed } from "../parts.ts";
 import { lastResult } from "./endpoint-page.ts";
 import { statusBadge, WEBHOOKS_SCRIPT, when } from "./views.ts";
@@ -104,14 +104,9 @@ function retryForm(signed: Signed, endpoint: WebhookEndpoint, delivery: WebhookD
   if (!endpoint.enabled) {
     return html`<p class="muted">The endpoint is disabled: enable it to retry.</p>`;
   }
-  return html`<form
-    method="post"
-    action="/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry"
-    class="inline"
-  >
-    <input type="hidden" name="_csrf" value="${signed.csrf}" />
-    <button type="submit">Retry now</button>
-  </form>`;
+  return postButton(signed, `/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, "Retry now", {
+    formClass: "inline",
+  });
 }
 
 export function deliveryPage(

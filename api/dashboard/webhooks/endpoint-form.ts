@@ -1,7 +1,7 @@
 import { html, raw } from "hono/html";
 import type { EventType } from "../../../engines/index.ts";
 import type { WebhookEndpoint } from "../../../webhooks/index.ts";
-import { fieldError, type Html } from "../layout.ts";
+import { csrfField, fieldError, type Html } from "../layout.ts";
 import { textOf, type Form } from "../parts.ts";
 
 /**
@@ -159,8 +159,7 @@ export function endpointForm(options: {
   const invalid = (name: string) =>
     raw(errors[name] ? `aria-invalid="true" aria-describedby="${name}-error"` : "");
   return html`<form method="post" action="${options.action}" class="card endpoint-form">
-    <input type="hidden" name="_csrf" value="${options.csrf}" />
-    ${fieldError(errors, "_form")}
+    ${csrfField(options)} ${fieldError(errors, "_form")}
     <label for="endpoint-url">Endpoint URL</label>
     <input
       id="endpoint-url"

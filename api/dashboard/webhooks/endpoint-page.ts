@@ -1,7 +1,7 @@
 import { html } from "hono/html";
 import { hasScope } from "../../../engines/index.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../../../webhooks/index.ts";
-import type { Html } from "../layout.ts";
+import { csrfField, type Html, postButton } from "../layout.ts";
 import type { Signed } from "../parts.ts";
 import { statusBadge, WEBHOOKS_SCRIPT, when } from "./views.ts";
 
@@ -97,7 +97,7 @@ function secretPanel(signed: Signed, endpoint: WebhookEndpoint, state: EndpointP
             <p class="secret" id="endpoint-secret" data-copy>${state.secret}</p>
           </div>`
         : html`<form method="post" action="/webhooks/${endpoint.id}/secret" class="inline">
-            <input type="hidden" name="_csrf" value="${signed.csrf}" />
+            ${csrfField(signed)}
             <p class="secret masked">
               ${endpoint.signing_scheme === "v1a" ? "whpk_" : "whsec_"}••••••••
               <span class="muted">(hidden)</span>
@@ -111,7 +111,7 @@ function secretPanel(signed: Signed, endpoint: WebhookEndpoint, state: EndpointP
         ? html`<details class="confirm">
             <summary>Rotate…</summary>
             <form method="post" action="/webhooks/${endpoint.id}/rotate">
-              <input type="hidden" name="_csrf" value="${signed.csrf}" />
+              ${csrfField(signed)}
               <p>
                 A new ${name.toLowerCase()} starts signing now. The current one keeps signing too for 24
                 hours, so receivers can switch without missing a delivery.
@@ -130,11 +130,11 @@ function actions(signed: Signed, endpoint: WebhookEndpoint): Html {
       Your role (${signed.session.role}) can see this endpoint but not change it.
     </p>`;
   }
-  const post = (path: string, label: string, className = "") =>
-    html`<form method="post" action="/webhooks/${endpoint.id}/${path}" class="inline">
-      <input type="hidden" name="_csrf" value="${signed.csrf}" />
-      <button type="submit" class="${className}">${label}</button>
-    </form>`;
+  const post = (path: string, label: string, buttonClass?: string) =>
+    postButton(signed, `/webhooks/${endpoint.id}/${path}`, label, {
+      formClass: "inline",
+      ...(buttonClass ? { buttonClass } : {}),
+    });
   return html`<div class="actions">
     <a class="button" href="/webhooks/${endpoint.id}/edit">Edit</a>
     ${endpoint.enabled ? post("test", "Send a test event") : ""}
@@ -142,7 +142,7 @@ function actions(signed: Signed, endpoint: WebhookEndpoint): Html {
     <details class="confirm">
       <summary>Delete…</summary>
       <form method="post" action="/webhooks/${endpoint.id}/delete">
-        <input type="hidden" name="_csrf" value="${signed.csrf}" />
+        ${csrfField(signed)}
         <p>
           The endpoint and its delivery history are deleted; nothing more is sent to it. This cannot be
           undone.
