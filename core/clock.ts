@@ -42,3 +42,19 @@ export function rfc3339(at: Date): string {
 function pad2(value: number): string {
   return value < 10 ? `0${value}` : String(value);
 }
+
+/** The months' English names, lowercase, January first: cron's month field and SYNC's dates read them. */
+export const MONTH_NAMES: readonly string[] = Object.freeze([
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+]);

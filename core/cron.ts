@@ -1,3 +1,5 @@
+import { MONTH_NAMES } from "./clock.ts";
+
 /**
  * Cron expressions as node-cron reads them: five fields (minute hour day-of-month month
  * day-of-week) or six with seconds first; each field a comma list of `*`, `N`, `N-M`, each
@@ -17,22 +19,9 @@ interface Field {
   names?: readonly string[];
 }
 
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const MONTHS = MONTH_NAMES.map((name) => name.slice(0, 3));
 const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-const FULL_MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const FULL_MONTHS = MONTH_NAMES;
 const FULL_WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 
 const FIELDS: readonly Field[] = [

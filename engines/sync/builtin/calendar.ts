@@ -1,3 +1,5 @@
+import { MONTH_NAMES } from "../../../core/index.ts";
+
 /**
  * Day arithmetic on YYYY-MM-DD (UTC) and the periods dates.ts builds from what it matched:
  * rolling windows, calendar weeks, months, quarters and years, weekdays, open-ended bounds.
@@ -23,20 +25,7 @@ export interface Period {
 export type Prefer = "past" | "future";
 
 const DAY_MS = 86_400_000;
-export const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+export const MONTHS = MONTH_NAMES;
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 export const NUMBER_WORDS: Readonly<Record<string, number>> = {
   a: 1,
