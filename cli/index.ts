@@ -1,10 +1,9 @@
 import { parseArgs } from "node:util";
 import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../core/index.ts";
 import { ENGINES, KEY_KINDS, ROLES, type Role } from "../engines/index.ts";
-import { startServer, type Role as ServerRole, type RunningServer } from "../main.ts";
+import type { Role as ServerRole, RunningServer } from "../main.ts";
 import { functionsCommand } from "./functions-command.ts";
 import { functionsClient } from "./functions.ts";
-import { openOperator } from "./operator.ts";
 import { UsageError, webhooksListen } from "./webhooks-listen.ts";
 
 const USAGE = `usage: tessera <command>
@@ -20,6 +19,8 @@ const USAGE = `usage: tessera <command>
   users invite --org ORG --email EMAIL --role owner|admin|developer|viewer   prints a one-time invitation link (7 days)
   users reset-password --email EMAIL                                          prints a one-time reset link (1 hour)
 
+  functions new NAME [--dir DIR]   scaffold DIR/NAME: a typed handler, its deno test, deno.json
+  functions serve DIR [--port N]  run a folder locally (default port 8000) against the server's data, reloading on save
   functions deploy DIR [--name N] [--entrypoint FILE] [--public]
                    [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]
   functions list
@@ -80,6 +81,8 @@ export async function runCli(
       replay: { type: "string", multiple: true },
       count: { type: "string", default: "0" },
       "print-secret": { type: "boolean", default: false },
+      dir: { type: "string" },
+      port: { type: "string" },
     },
   });
   const [command, sub, arg] = positionals;
@@ -118,6 +121,9 @@ export async function runCli(
     }
   }
 
+  // The server and the operator's store are loaded only by the commands that use them: a developer's
+  // `functions …` command is an HTTP client, and loading the whole server cost each one ~0.2 s.
+  const { openOperator } = await import("./operator.ts");
   const operator = await openOperator(config, { migrate: command !== "migrate" });
   try {
     switch (`${command} ${sub ?? ""}`.trim()) {
@@ -243,6 +249,7 @@ async function serveUntilSignal(config: Config, role: string): Promise<number> {
   const log = createLogger({ level: config.logLevel, base: { role } });
   let server: RunningServer;
   try {
+    const { startServer } = await import("../main.ts");
     server = await startServer({ config, log, role: role as ServerRole });
   } catch (error) {
     // Startup faults (port taken, data dir in use, store unreachable) are the operator's to fix: say so plainly.
