@@ -81,6 +81,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
+    // Closing it closes functions' open WebSockets first (1001, api/server.ts), before the isolates go.
     releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
     if (role !== "api") {
       const runs = createFunctionRunWorker({

@@ -3,7 +3,13 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createNodeInvocation, fetchInvocation, isInvocationPath } from "./invocation/index.ts";
+import {
+  createNodeInvocation,
+  createNodeUpgrade,
+  fetchInvocation,
+  isInvocationPath,
+  type NodeUpgrade,
+} from "./invocation/index.ts";
 import { docsRoutes } from "./docs/index.ts";
 import { jsonLines } from "./json-lines.ts";
 import { authenticate, createAuthenticator, rateLimitHeaders } from "./middleware/auth.ts";
@@ -34,6 +40,8 @@ export interface Api {
   app: OpenAPIHono<AppEnv>;
   /** Serves function invocations straight off Node's request (api/invocation/node.ts). */
   invocation: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Serves WebSocket upgrades of function invocations (api/invocation/upgrade.ts). */
+  upgrade: NodeUpgrade;
 }
 
 /**
@@ -124,7 +132,11 @@ export function createApi(deps: ApiDeps): Api {
     return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
   });
   app.onError((error, c) => renderError(error, c, deps));
-  return { app, invocation: createNodeInvocation(invocationDeps) };
+  return {
+    app,
+    invocation: createNodeInvocation(invocationDeps),
+    upgrade: createNodeUpgrade(invocationDeps),
+  };
 }
 
 /** The worker role's HTTP face: health probes and metrics only. */

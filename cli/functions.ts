@@ -1,7 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, relative, sep } from "node:path";
 import type { Config } from "../core/index.ts";
-import { DenoConfigSchema, lookupImportMap, stripJsonComments, type DenoConfig } from "../runtime/index.ts";
+import {
+  DenoConfigSchema,
+  lookupImportMap,
+  stripJsonComments,
+  type DenoConfig,
+  type UploadedFiles,
+} from "../runtime/index.ts";
 import { openDataDir } from "../store/index.ts";
 import { isScannable, scanImports } from "./import-scan.ts";
 import { DEFAULT_VENDOR_LIMITS, isRemoteSpecifier, vendorRemote } from "./vendor.ts";
@@ -98,14 +104,12 @@ export interface CollectOptions {
  * @example
  *   const files = await collectUpload("./functions/hello", { jsrUrl: env.TESSERA_JSR_URL });
  */
-export async function collectUpload(
-  dir: string,
-  options: CollectOptions = {},
-): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
+export async function collectUpload(dir: string, options: CollectOptions = {}): Promise<UploadedFiles> {
+  const files: UploadedFiles = {};
   walk(dir, dir, files);
   const configFile = CONFIG_FILES.find((name) => name in files);
-  const parsedConfig = readConfig(configFile ? files[configFile]! : undefined);
+  const configText = configFile ? files[configFile] : undefined;
+  const parsedConfig = readConfig(typeof configText === "string" ? configText : undefined);
   const config = parsedConfig ?? {};
   const npm = new Set<string>();
   const remote = new Set<string>();
@@ -114,7 +118,7 @@ export async function collectUpload(
     else npm.add(specifier);
   };
   for (const [path, source] of Object.entries(files)) {
-    if (!isScannable(path)) continue;
+    if (typeof source !== "string" || !isScannable(path)) continue;
     for (const specifier of await scanImports(source, path, config)) {
       const mapped = lookupImportMap(config, specifier, [path]) ?? specifier;
       if (!/^\.{0,2}\//.test(mapped)) classify(mapped);
@@ -148,7 +152,7 @@ export async function collectUpload(
 }
 
 /** Copies each npm package named by a specifier, and its dependencies, under `node_modules/`. */
-function copyPackages(dir: string, specifiers: Iterable<string>, files: Record<string, string>): void {
+function copyPackages(dir: string, specifiers: Iterable<string>, files: UploadedFiles): void {
   const queue = [...specifiers].flatMap((specifier) => npmPackageName(specifier) ?? []);
   const vendored = new Set<string>();
   while (queue.length > 0) {
@@ -169,17 +173,29 @@ function copyPackages(dir: string, specifiers: Iterable<string>, files: Record<s
   }
 }
 
-function walk(root: string, dir: string, files: Record<string, string>): void {
+function walk(root: string, dir: string, files: UploadedFiles): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (SKIPPED.has(entry.name) || entry.name.startsWith(".env")) continue;
     const full = join(dir, entry.name);
     if (entry.isDirectory()) walk(root, full, files);
-    else if (entry.isFile())
-      files[relative(root, full).split(sep).join(posix.sep)] = readFileSync(full, "utf8");
+    else if (entry.isFile()) files[relative(root, full).split(sep).join(posix.sep)] = fileContent(full);
   }
 }
 
-function walkPackage(dir: string, prefix: string, files: Record<string, string>): void {
+/**
+ * A file as the API takes it: UTF-8 text as a string, anything else (an image, a `.wasm`)
+ * as base64, which the server keeps byte for byte for `Deno.readFile`.
+ */
+function fileContent(path: string): UploadedFiles[string] {
+  const bytes = readFileSync(path);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return { encoding: "base64", content: bytes.toString("base64") };
+  }
+}
+
+function walkPackage(dir: string, prefix: string, files: UploadedFiles): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
     const full = join(dir, entry.name);

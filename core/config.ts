@@ -94,6 +94,7 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MAX_WALL_TIME_MS: int(300_000, 1),
     TESSERA_FUNCTION_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024, 1),
     TESSERA_FUNCTION_MAX_BUNDLE_BYTES: int(10 * 1024 * 1024, 1),
+    TESSERA_FUNCTION_MAX_FILES_BYTES: int(10 * 1024 * 1024, 0),
     TESSERA_FUNCTION_MAX_REQUEST_BYTES: int(10 * 1024 * 1024, 1),
     TESSERA_FUNCTION_MAX_RESPONSE_BYTES: int(50 * 1024 * 1024, 1),
     TESSERA_FUNCTION_MAX_SUBREQUESTS: int(50, 0),
@@ -102,6 +103,10 @@ export const EnvSchema = z
     TESSERA_FUNCTION_MEMORY_BUDGET_MB: int(3_072, 8),
     TESSERA_FUNCTION_IDLE_TIMEOUT_MS: int(300_000, 1_000),
     TESSERA_FUNCTION_RUN_CONCURRENCY: int(8, 1),
+    // The bridge's own bound on one message is 16 MiB (sandbox/protocol.ts).
+    TESSERA_FUNCTION_WS_MAX_MESSAGE_BYTES: int(1_048_576, 1).pipe(z.number().max(16 * 1024 * 1024)),
+    TESSERA_FUNCTION_WS_MAX_LIFETIME_MS: int(3_600_000),
+    TESSERA_FUNCTION_WS_MAX_CONNECTIONS: int(1_000),
     // The scheduler's tick history is kept 7 days: a missed instant further back cannot be known.
     TESSERA_FUNCTION_CRON_CATCHUP_HOURS: z.coerce.number().int().min(0).max(168).optional().default(24),
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
@@ -214,6 +219,8 @@ export interface FunctionConfig {
   /** Largest deploy request body (the uploaded files as JSON). */
   readonly maxUploadBytes: number;
   readonly maxBundleBytes: number;
+  /** The files kept with a deployment for the function to read (`Deno.readFile`), in total. */
+  readonly maxFilesBytes: number;
   readonly maxRequestBytes: number;
   readonly maxResponseBytes: number;
   /** Outbound `fetch` and `ctx.platform.fetch` calls one invocation may make. */
@@ -224,6 +231,15 @@ export interface FunctionConfig {
   readonly idleTimeoutMs: number;
   /** Trigger runs (events, cron) one worker process runs at once. */
   readonly runConcurrency: number;
+  /** Largest WebSocket message, either way (a larger one from a client closes its socket with 1009). */
+  readonly wsMaxMessageBytes: number;
+  /**
+   * How long an accepted WebSocket may stay open (then it closes with 1001); 0: the function's
+   * wall-time limit bounds it, as any request (see `SocketUpgrade.lifetimeMs`).
+   */
+  readonly wsMaxLifetimeMs: number;
+  /** WebSockets one function may hold open on one node; past it an upgrade is refused (429). 0: none. */
+  readonly wsMaxConnections: number;
   /**
    * After the scheduler missed minutes (no node was running it), each cron schedule's latest
    * instant missed within this many hours is run once at its next tick; 0 runs none.
@@ -289,6 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
       maxUploadBytes: e.TESSERA_FUNCTION_MAX_UPLOAD_BYTES,
       maxBundleBytes: e.TESSERA_FUNCTION_MAX_BUNDLE_BYTES,
+      maxFilesBytes: e.TESSERA_FUNCTION_MAX_FILES_BYTES,
       maxRequestBytes: e.TESSERA_FUNCTION_MAX_REQUEST_BYTES,
       maxResponseBytes: e.TESSERA_FUNCTION_MAX_RESPONSE_BYTES,
       maxSubrequests: e.TESSERA_FUNCTION_MAX_SUBREQUESTS,
@@ -297,6 +314,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       memoryBudgetMb: e.TESSERA_FUNCTION_MEMORY_BUDGET_MB,
       idleTimeoutMs: e.TESSERA_FUNCTION_IDLE_TIMEOUT_MS,
       runConcurrency: e.TESSERA_FUNCTION_RUN_CONCURRENCY,
+      wsMaxMessageBytes: e.TESSERA_FUNCTION_WS_MAX_MESSAGE_BYTES,
+      wsMaxLifetimeMs: e.TESSERA_FUNCTION_WS_MAX_LIFETIME_MS,
+      wsMaxConnections: e.TESSERA_FUNCTION_WS_MAX_CONNECTIONS,
       cronCatchUpHours: e.TESSERA_FUNCTION_CRON_CATCHUP_HOURS,
     }),
     sync: Object.freeze({

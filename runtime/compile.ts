@@ -2,7 +2,13 @@ import { posix } from "node:path";
 import * as esbuild from "esbuild-wasm";
 import { AppError, type FieldError } from "../core/index.ts";
 import { createResolver } from "./resolve.ts";
-import { findEntrypoint, readDenoConfig, type DenoConfig, type FunctionFiles } from "./source-files.ts";
+import {
+  findEntrypoint,
+  readDenoConfig,
+  sourceFiles,
+  type DenoConfig,
+  type UploadedFiles,
+} from "./source-files.ts";
 
 /** The global the bundle assigns its module namespace to (`default` export and all). */
 export const MODULE_GLOBAL = "__tessera_module";
@@ -41,10 +47,12 @@ const LOADERS: Record<string, esbuild.Loader> = {
  *     undefined, { maxBundleBytes: 10 * 1024 * 1024 });
  */
 export async function compileFunction(
-  files: FunctionFiles,
+  upload: UploadedFiles,
   requestedEntrypoint: string | undefined,
   options: CompileOptions,
 ): Promise<CompiledFunction> {
+  const files = sourceFiles(upload);
+  const prefixes: MetaPrefixes = new Map();
   const config = readDenoConfig(files);
   const entrypoint = findEntrypoint(files, config, requestedEntrypoint);
   const resolve = createResolver(files, config);
@@ -62,6 +70,8 @@ export async function compileFunction(
       logLevel: "silent",
       sourcemap: false,
       ...jsxOptions(config),
+      // Each module's `import.meta` is the const `moduleSource` declares in it (see there).
+      define: { "import.meta": IMPORT_META },
       plugins: [
         {
           name: "tessera-function-files",
@@ -72,16 +82,19 @@ export async function compileFunction(
               if ("error" in resolution) return { errors: [{ text: resolution.error }] };
               return { path: resolution.path, namespace: "fn" };
             });
-            build.onLoad({ filter: /.*/, namespace: "fn" }, (args) => ({
-              contents: files[args.path] ?? "",
-              loader: LOADERS[posix.extname(args.path)] ?? "js",
-            }));
+            build.onLoad({ filter: /.*/, namespace: "fn" }, (args) => {
+              const loader = LOADERS[posix.extname(args.path)] ?? "js";
+              return {
+                contents: moduleSource(args.path, files[args.path] ?? "", loader, entrypoint, prefixes),
+                loader,
+              };
+            });
           },
         },
       ],
     });
   } catch (error) {
-    throw compileError(error);
+    throw compileError(error, prefixes);
   }
   const code = result.outputFiles?.[0]?.text ?? "";
   const bytes = Buffer.byteLength(code);
@@ -96,13 +109,55 @@ export async function compileFunction(
       },
     );
   }
-  return { code, entrypoint, bytes, warnings: result.warnings.map(formatMessage) };
+  return {
+    code,
+    entrypoint,
+    bytes,
+    warnings: result.warnings.map((warning) => formatMessage(warning, prefixes)),
+  };
 }
 
 /** Stops esbuild's service (its wasm worker); the next compile starts it again. */
 export function stopCompiler(): Promise<void> {
   return esbuild.stop();
 }
+
+/** The identifier `import.meta` becomes; each module that uses it declares its own. */
+const IMPORT_META = "__tessera_import_meta";
+const USES_IMPORT_META = /\bimport\s*\.\s*meta\b/;
+
+/**
+ * A module's source with its `import.meta` declared in front of it, on its first line (a
+ * shebang's line kept first), so line numbers stay as written. An IIFE bundle has no
+ * `import.meta` (esbuild leaves `{}`), so `define` maps it to an identifier, and each
+ * module that reads it declares that identifier at its top: esbuild's scope hoisting
+ * renames the declarations apart (`__tessera_import_meta2`) and binds each module's
+ * references to its own (test/runtime/compile.test.ts has two modules in two folders).
+ * As in Deno: `url` is the module's `file:` URL under the function's root `/` (where
+ * `Deno.readFile` finds the deployed files), `main` is true for the entrypoint only,
+ * `filename`/`dirname` are its path, `resolve` resolves a path against it (the import
+ * map is not applied). Modules that never mention `import.meta` are left as they are.
+ */
+function moduleSource(
+  path: string,
+  source: string,
+  loader: esbuild.Loader,
+  entrypoint: string,
+  prefixes: MetaPrefixes,
+): string {
+  if (loader === "json" || !USES_IMPORT_META.test(source)) return source;
+  const url = new URL(path, "file:///").href;
+  const meta =
+    `const ${IMPORT_META} = { url: ${JSON.stringify(url)}, main: ${path === entrypoint}, ` +
+    `filename: ${JSON.stringify(`/${path}`)}, dirname: ${JSON.stringify(posix.dirname(`/${path}`))}, ` +
+    `resolve: (specifier) => new URL(specifier, ${JSON.stringify(url)}).href };`;
+  const shebang = /^#![^\n]*\n/.exec(source)?.[0] ?? "";
+  prefixes.set(path, { line: shebang ? 2 : 1, length: meta.length });
+  return shebang + meta + source.slice(shebang.length);
+}
+
+/** Per file, the line where `moduleSource` put `import.meta` and its length: messages point past it. */
+type MetaPrefixes = Map<string, { line: number; length: number }>;
 
 function jsxOptions(config: DenoConfig): esbuild.BuildOptions {
   const options = config.compilerOptions ?? {};
@@ -116,7 +171,7 @@ function jsxOptions(config: DenoConfig): esbuild.BuildOptions {
   };
 }
 
-function compileError(error: unknown): AppError {
+function compileError(error: unknown, prefixes: MetaPrefixes): AppError {
   const failure = error as Partial<esbuild.BuildFailure>;
   const messages = failure.errors ?? [];
   if (messages.length === 0) {
@@ -125,7 +180,7 @@ function compileError(error: unknown): AppError {
   const errors: FieldError[] = messages.slice(0, 50).map((message) => ({
     param: message.location ? `files.${message.location.file.replace(/^fn:/, "")}` : "files",
     code: "compile_error",
-    message: formatMessage(message),
+    message: formatMessage(message, prefixes),
   }));
   return new AppError("validation_failed", `The function does not compile: ${errors[0]!.message}`, {
     errors,
@@ -133,8 +188,12 @@ function compileError(error: unknown): AppError {
 }
 
 /** `path:line:column: text`, as editors and Deno print it. */
-function formatMessage(message: esbuild.Message): string {
+function formatMessage(message: esbuild.Message, prefixes: MetaPrefixes): string {
   const at = message.location;
   if (!at) return message.text;
-  return `${at.file.replace(/^fn:/, "")}:${at.line}:${at.column + 1}: ${message.text}`;
+  const file = at.file.replace(/^fn:/, "");
+  const prefix = prefixes.get(file);
+  const column =
+    prefix?.line === at.line && at.column >= prefix.length ? at.column - prefix.length : at.column;
+  return `${file}:${at.line}:${column + 1}: ${message.text}`;
 }

@@ -13,6 +13,7 @@ import {
   deleteFunction,
   findFunction,
   insertDeployment,
+  insertDeploymentFiles,
   requireFunction,
   upsertFunction,
 } from "./function-queries.ts";
@@ -24,6 +25,7 @@ import type {
   FunctionTool,
   Trigger,
 } from "./function-schemas.ts";
+import { keptFiles, uploadedBytes } from "./source-files.ts";
 import { checkTriggers, subscribe } from "./triggers.ts";
 
 /**
@@ -57,11 +59,13 @@ export function createFunctionDeploys(deps: DeployDeps): FunctionDeploys {
   return {
     async deploy(orgId, input, deployer) {
       if (input.triggers) checkTriggers(input.triggers, deps.eventTypes);
+      const files = keptFiles(input.files);
+      checkFilesSize(files, config.maxFilesBytes);
       const compiled = await compileFunction(input.files, input.entrypoint, {
         maxBundleBytes: config.maxBundleBytes,
       });
       const deployed = await store.transaction((tx) =>
-        writeDeployment(tx, { orgId, input, deployer, compiled, config, now: clock.now() }),
+        writeDeployment(tx, { orgId, input, deployer, compiled, files, config, now: clock.now() }),
       );
       deps.changed(orgId, deployed.id);
       return deployed;
@@ -84,8 +88,25 @@ interface DeployWrite {
   input: FunctionDeploy;
   deployer: Deployer | undefined;
   compiled: CompiledFunction;
+  /** What the function may read (`keptFiles`). */
+  files: ReturnType<typeof keptFiles>;
   config: FunctionConfig;
   now: Date;
+}
+
+/**
+ * The kept files are held in memory beside each warm isolate of the version (the invoker
+ * loads them at boot, so a read is a synchronous lookup): their total is the operator's to
+ * bound, as the bundle's is. Past it: a 422 at `files`, before anything is compiled.
+ */
+function checkFilesSize(files: ReturnType<typeof keptFiles>, maxBytes: number): void {
+  const bytes = files.reduce((sum, file) => sum + file.content.byteLength, 0);
+  if (bytes <= maxBytes) return;
+  throw new AppError(
+    "validation_failed",
+    `The function's files are ${bytes} bytes (all but node_modules/, kept for Deno.readFile); the limit is ${maxBytes}`,
+    { errors: [{ param: "files", code: "files_too_large", message: `at most ${maxBytes} bytes in all` }] },
+  );
 }
 
 /** The deploy's transaction, with the serving version (if any) locked while the next is written. */
@@ -96,7 +117,7 @@ async function writeDeployment(tx: Queryable, write: DeployWrite): Promise<Funct
   if (write.deployer) requireEventScope(settings.triggers, write.deployer);
   const metadata = mergeMetadata(before?.metadata ?? {}, input.metadata) ?? before?.metadata ?? {};
   const { id: functionId, version } = await upsertFunction(tx, { orgId, name: input.name, metadata, now });
-  await insertDeployment(tx, {
+  const deploymentId = await insertDeployment(tx, {
     orgId,
     functionId,
     version,
@@ -105,12 +126,13 @@ async function writeDeployment(tx: Queryable, write: DeployWrite): Promise<Funct
     code: compiled.code,
     codeSha256: createHash("sha256").update(compiled.code).digest("hex"),
     files: Object.entries(input.files)
-      .map(([path, source]) => ({ path, bytes: Buffer.byteLength(source) }))
+      .map(([path, content]) => ({ path, bytes: uploadedBytes(content) }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),
     warnings: compiled.warnings,
     deployedBy: write.deployer?.keyId ?? null,
     now,
   });
+  await insertDeploymentFiles(tx, orgId, deploymentId, write.files);
   await subscribe(tx, orgId, functionId, settings.triggers);
   const object = await requireFunction(tx, orgId, functionId);
   const previousAttributes = before ? { version: before.active_version } : undefined;

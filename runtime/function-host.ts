@@ -33,6 +33,7 @@ export function createFunctionHost(options: {
   const outbound = createOutboundFetch({
     allowPrivateTargets: config.allowPrivateTargets,
     maxResponseBytes: config.functions.maxResponseBytes,
+    maxSocketMessageBytes: config.functions.wsMaxMessageBytes,
     userAgent: "Tessera-Functions/1",
   });
   return {

@@ -127,14 +127,16 @@ export interface NewDeployment {
   now: Date;
 }
 
-export async function insertDeployment(tx: Queryable, d: NewDeployment): Promise<void> {
+/** Writes a deployment; returns its id (`fdep_…`). */
+export async function insertDeployment(tx: Queryable, d: NewDeployment): Promise<string> {
+  const id = newId("fdep");
   await tx.query(
     `INSERT INTO function_deployments (id, org_id, function_id, version, entrypoint, auth, limits, code,
        code_sha256, files, warnings, created_at, triggers, deployed_by, tool)
      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10::jsonb, $11::jsonb, $12::timestamptz,
        $13::jsonb, $14, $15::jsonb)`,
     [
-      newId("fdep"),
+      id,
       d.orgId,
       d.functionId,
       d.version,
@@ -151,6 +153,28 @@ export async function insertDeployment(tx: Queryable, d: NewDeployment): Promise
       d.tool,
     ],
   );
+  return id;
+}
+
+/** Rows per INSERT of a deployment's files: well under the 65,535 bound parameters of one statement. */
+const FILES_PER_INSERT = 500;
+
+/** Keeps a deployment's files (`Deno.readFile`), a few hundred rows per statement. */
+export async function insertDeploymentFiles(
+  tx: Queryable,
+  orgId: string,
+  deploymentId: string,
+  files: ReadonlyArray<{ path: string; content: Uint8Array }>,
+): Promise<void> {
+  for (let start = 0; start < files.length; start += FILES_PER_INSERT) {
+    const chunk = files.slice(start, start + FILES_PER_INSERT);
+    const values = chunk.map((_, i) => `($1, $2, $${3 + i * 2}, $${4 + i * 2}::bytea)`).join(", ");
+    await tx.query(`INSERT INTO function_files (org_id, deployment_id, path, content) VALUES ${values}`, [
+      orgId,
+      deploymentId,
+      ...chunk.flatMap((file) => [file.path, file.content]),
+    ]);
+  }
 }
 
 /** The organization's functions whose serving deployment offers a tool to SYNC, by name. */

@@ -6,6 +6,7 @@ export * from "./functions.ts";
 export { renderFunction, renderRun } from "./function-rows.ts";
 export * from "./invoke.ts";
 export * from "./outbound.ts";
+export { connectSocket, linkSocket, type UpgradeHandshake } from "./websocket.ts";
 export * from "./function-events.ts";
 export * from "./triggers.ts";
 export * from "./function-runs.ts";

@@ -47,6 +47,8 @@ export interface ProgramRow {
   /** base64 */
   cached_data: string | null;
   cached_data_tag: string | null;
+  /** When it was deployed: its files' modification time (`Deno.stat`). */
+  created_at: Date;
 }
 
 /** One deployment's bundle and the V8 code cache saved with it. */
@@ -57,11 +59,26 @@ export async function selectProgram(
   version: number,
 ): Promise<ProgramRow | undefined> {
   const [row] = await db.query<ProgramRow>(
-    `SELECT code, cached_data, cached_data_tag FROM function_deployments
+    `SELECT code, cached_data, cached_data_tag, created_at FROM function_deployments
      WHERE org_id = $1 AND function_id = $2 AND version = $3`,
     [orgId, functionId, version],
   );
   return row;
+}
+
+/** The files kept with one deployment, for `Deno.readFile` in its isolate (migration 0020). */
+export function selectDeploymentFiles(
+  db: Queryable,
+  orgId: string,
+  functionId: string,
+  version: number,
+): Promise<Array<{ path: string; content: Uint8Array }>> {
+  return db.query(
+    `SELECT ff.path, ff.content FROM function_files ff
+     JOIN function_deployments d ON d.id = ff.deployment_id AND d.org_id = ff.org_id
+     WHERE ff.org_id = $1 AND d.org_id = $1 AND d.function_id = $2 AND d.version = $3`,
+    [orgId, functionId, version],
+  );
 }
 
 /** Keeps a V8 code cache with its deployment, unless one for the same V8 build is kept already. */

@@ -13,19 +13,30 @@ import {
 } from "../core/index.ts";
 import { ENGINES, isOAuthPrincipal, type KeyPrincipal } from "../engines/index.ts";
 import type { FunctionKey } from "../sandbox/index.ts";
+import { createFunctionFileSet } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import { selectSealedSecrets } from "./function-queries.ts";
 import { parseLimits } from "./function-rows.ts";
 import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
-import { findServing, saveCachedData, selectProgram, type ServingRow } from "./invoke-queries.ts";
+import {
+  findServing,
+  saveCachedData,
+  selectDeploymentFiles,
+  selectProgram,
+  type ServingRow,
+} from "./invoke-queries.ts";
 import { insertLogLines } from "./log-queries.ts";
 import type { OutboundFetch } from "./outbound.ts";
+import { linkSocket, type UpgradeHandshake } from "./websocket.ts";
 import type {
+  HostSocket,
   IsolatePool,
   InvocationIO,
   LoadedFunction,
   OutboundRequest,
   OutboundResponse,
+  SocketEvents,
+  SocketUpgrade,
 } from "../sandbox/index.ts";
 
 /** Engine state as functions reach it (`ctx.engines.<engine>`); the API's `/v1/engines/{engine}/state` is the same store. */
@@ -101,6 +112,17 @@ export interface FunctionInvoker {
   /** The function `ref` (name or id) names: in `orgId`, or, for anonymous callers, a public one by id. */
   resolve(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined>;
   invoke(fn: ActiveFunction, request: IncomingInvocation): Promise<FunctionResponse>;
+  /**
+   * A request that arrived as a WebSocket upgrade (a GET without a body). Refused (429) past
+   * the function's open sockets on this node. When the function accepts it
+   * (`Deno.upgradeWebSocket`), the handshake completes and the answer is a 101 with no body;
+   * otherwise the answer is the function's, as `invoke`'s.
+   */
+  upgrade(
+    fn: ActiveFunction,
+    request: IncomingInvocation,
+    handshake: UpgradeHandshake,
+  ): Promise<FunctionResponse>;
   /** After a deploy, rollback, delete or secrets change: forget cached lookups, retire isolates. */
   forget(orgId: string, functionId: string): void;
   /**
@@ -177,6 +199,8 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   const resolved = new Map<string, { fn: ActiveFunction | undefined; at: number }>();
   const snapshots = new Map<string, { value: unknown; at: number }>();
   const contexts: GuestContexts = new WeakMap();
+  /** Open WebSockets (and upgrades under way) by function, on this node. */
+  const sockets = new Map<string, number>();
 
   async function lookup(orgId: string | undefined, ref: string): Promise<ActiveFunction | undefined> {
     // Anonymous callers reach public functions by id only.
@@ -187,9 +211,11 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   }
 
   async function load(fn: ActiveFunction): Promise<LoadedFunction> {
-    const [deployment, secrets] = await Promise.all([
+    const [deployment, secrets, files] = await Promise.all([
       selectProgram(store, fn.orgId, fn.functionId, fn.version),
       selectSealedSecrets(store, fn.orgId, fn.functionId),
+      // Held beside the version's isolate, so `Deno.readFile` is a synchronous lookup.
+      selectDeploymentFiles(store, fn.orgId, fn.functionId, fn.version),
     ]);
     if (!deployment) throw new AppError("not_found", `Function '${fn.name}' version ${fn.version} is gone`);
     const cached =
@@ -208,6 +234,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
         wallTimeLimitMs: fn.limits.wall_time_ms,
       },
       env: Object.fromEntries(secrets.map((row) => [row.name, box.open(row.value)])),
+      files: createFunctionFileSet(files, new Date(deployment.created_at)),
     };
   }
 
@@ -233,45 +260,38 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       return fn;
     },
 
-    async invoke(fn, request) {
-      const io = new InvocationScope(options, fn, request, await snapshotOf(fn.orgId));
-      const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
-      let response;
+    invoke(fn, request) {
+      return answer(fn, request, undefined);
+    },
+
+    async upgrade(fn, request, handshake) {
+      const open = sockets.get(fn.functionId) ?? 0;
+      if (open >= config.wsMaxConnections) {
+        throw new AppError(
+          "rate_limited",
+          `This function has ${open} open WebSockets on this server, its limit (TESSERA_FUNCTION_WS_MAX_CONNECTIONS)`,
+          { headers: { "Retry-After": "1" } },
+        );
+      }
+      sockets.set(fn.functionId, open + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const left = (sockets.get(fn.functionId) ?? 1) - 1;
+        if (left > 0) sockets.set(fn.functionId, left);
+        else sockets.delete(fn.functionId);
+      };
+      const upgrade = { handshake, release, accepted: false };
       try {
-        response = await pool.invoke(key, () => load(fn), toGuestRequest(contexts, fn, request), io);
+        const response = await answer(fn, request, upgrade);
+        // Not accepted (the function answered otherwise): nothing stays open.
+        if (!upgrade.accepted) release();
+        return response;
       } catch (error) {
-        io.log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
-        void io.flush();
+        release();
         throw error;
       }
-      void response.finished.then(() => io.flush());
-      const headers = response.headers.filter(endToEnd);
-      const bodiless =
-        request.method === "HEAD" ||
-        response.status === 204 ||
-        response.status === 205 ||
-        response.status === 304;
-      let body = response.body;
-      if (typeof body === "string" || body instanceof Uint8Array) {
-        const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-        if (size > config.maxResponseBytes) {
-          // The caller sent nothing too large: the function failed (500), the limit is named.
-          io.log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
-          throw new AppError(
-            "function_failed",
-            `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
-          );
-        }
-      } else if (body && bodiless) {
-        // Nobody will read it: the guest's stream is cancelled rather than left to the wall-time limit.
-        void body.cancel().catch(() => {});
-      } else if (body) body = limitBody(body, config.maxResponseBytes, (level, line) => io.log(level, line));
-      return {
-        status: response.status,
-        statusText: response.statusText ?? "",
-        headers,
-        body: bodiless ? null : body,
-      };
     },
 
     forgetSnapshot(orgId) {
@@ -291,6 +311,62 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       }
     },
   };
+
+  /** One request through the function's isolate, its answer as the API writes it. */
+  async function answer(
+    fn: ActiveFunction,
+    request: IncomingInvocation,
+    upgrade: PendingUpgrade | undefined,
+  ): Promise<FunctionResponse> {
+    const snapshot = await snapshotOf(fn.orgId);
+    const io = upgrade
+      ? new UpgradeScope(options, fn, request, snapshot, upgrade)
+      : new InvocationScope(options, fn, request, snapshot);
+    const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
+    let response;
+    try {
+      response = await pool.invoke(key, () => load(fn), toGuestRequest(contexts, fn, request), io);
+    } catch (error) {
+      io.log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
+      void io.flush();
+      throw error;
+    }
+    void response.finished.then(() => io.flush());
+    const headers = response.headers.filter(endToEnd);
+    const bodiless =
+      request.method === "HEAD" ||
+      response.status === 204 ||
+      response.status === 205 ||
+      response.status === 304;
+    let body = response.body;
+    if (typeof body === "string" || body instanceof Uint8Array) {
+      const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+      if (size > config.maxResponseBytes) {
+        // The caller sent nothing too large: the function failed (500), the limit is named.
+        io.log("error", `function_failed: the response body exceeded ${config.maxResponseBytes} bytes`);
+        throw new AppError(
+          "function_failed",
+          `The function's response body exceeds ${config.maxResponseBytes} bytes (TESSERA_FUNCTION_MAX_RESPONSE_BYTES)`,
+        );
+      }
+    } else if (body && bodiless) {
+      // Nobody will read it: the guest's stream is cancelled rather than left to the wall-time limit.
+      void body.cancel().catch(() => {});
+    } else if (body) body = limitBody(body, config.maxResponseBytes, (level, line) => io.log(level, line));
+    return {
+      status: response.status,
+      statusText: response.statusText ?? "",
+      headers,
+      body: bodiless ? null : body,
+    };
+  }
+}
+
+/** An upgrade under way: the API's handshake, and the release of its place among the function's sockets. */
+interface PendingUpgrade {
+  handshake: UpgradeHandshake;
+  release: () => void;
+  accepted: boolean;
 }
 
 /**
@@ -344,6 +420,53 @@ class InvocationScope implements InvocationIO {
   /** Saves the kept lines (once the invocation is over). */
   flush(): Promise<void> {
     return flushLogs(this.options, this.fn, this.request.requestId, this.#lines, this.#dropped);
+  }
+
+  /** `new WebSocket(url)`: a subrequest, through the outbound address guard; closed when the request ends. */
+  connect(url: string, protocols: string[], events: SocketEvents): HostSocket {
+    const { config } = this.options;
+    if (++this.#subrequests > config.maxSubrequests) {
+      throw new AppError(
+        "invalid_request",
+        `WebSocket: at most ${config.maxSubrequests} subrequests per invocation (fetch and WebSocket)`,
+      );
+    }
+    const connect = this.options.outbound.connect;
+    if (!connect) throw new AppError("invalid_request", "WebSocket: outbound connections are not available");
+    return connect(url, protocols, events, this.fn.limits.wall_time_ms);
+  }
+}
+
+/**
+ * A request that arrived as a WebSocket upgrade (`FunctionInvoker.upgrade`): the sandbox finds
+ * `upgrade` on it and completes the handshake through it when the function accepts.
+ *
+ * The socket's lifetime: TESSERA_FUNCTION_WS_MAX_LIFETIME_MS (1 h by default) replaces the
+ * request's wall-time limit once the socket is open, as Deno Deploy lets sockets live: a
+ * WebSocket is long-lived by nature, and what bounds an isolate's work on it is the CPU limit
+ * of each entry. 0 keeps the wall-time limit for the socket too (Supabase's choice: the
+ * worker's wall clock bounds it), for operators who want every request short.
+ */
+class UpgradeScope extends InvocationScope {
+  readonly upgrade: SocketUpgrade;
+
+  constructor(
+    options: InvokerOptions,
+    fn: ActiveFunction,
+    request: IncomingInvocation,
+    snapshotValue: unknown,
+    pending: PendingUpgrade,
+  ) {
+    super(options, fn, request, snapshotValue);
+    const limits = { maxMessageBytes: options.config.wsMaxMessageBytes };
+    this.upgrade = {
+      lifetimeMs: options.config.wsMaxLifetimeMs,
+      accept(protocol, events) {
+        const ws = pending.handshake.accept(protocol);
+        pending.accepted = true;
+        return linkSocket(ws, events, limits, pending.release);
+      },
+    };
   }
 }
 

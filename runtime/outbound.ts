@@ -1,5 +1,5 @@
 import { AppError, BlockedAddressError } from "../core/index.ts";
-import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
+import type { HostSocket, OutboundRequest, OutboundResponse, SocketEvents } from "../sandbox/index.ts";
 import {
   createGuardedHttpClient,
   OutboundRequestError,
@@ -7,6 +7,7 @@ import {
   UnsupportedSchemeError,
   type GuardedHttpClient,
 } from "./guarded-http.ts";
+import { connectSocket } from "./websocket.ts";
 
 /**
  * A function's outbound `fetch`, made by the host through the guarded HTTP client it
@@ -19,6 +20,8 @@ import {
 export interface OutboundOptions {
   allowPrivateTargets: boolean;
   maxResponseBytes: number;
+  /** Largest WebSocket message either way (`connect`); none: WebSockets are refused. */
+  maxSocketMessageBytes?: number;
   userAgent: string;
 }
 
@@ -33,9 +36,23 @@ const DROPPED_REQUEST_HEADERS = new Set([
   "keep-alive",
 ]);
 
-export type OutboundFetch = (request: OutboundRequest, deadline: AbortSignal) => Promise<OutboundResponse>;
+export type OutboundFetch = ((
+  request: OutboundRequest,
+  deadline: AbortSignal,
+) => Promise<OutboundResponse>) & {
+  /** A function's `new WebSocket(url)`, through the same guard (runtime/websocket.ts); absent: refused. */
+  connect?: OutboundConnect;
+};
+export type OutboundConnect = (
+  url: string,
+  protocols: string[],
+  events: SocketEvents,
+  handshakeTimeoutMs: number,
+) => HostSocket;
 
-export function createOutboundFetch(options: OutboundOptions): OutboundFetch & { dispose(): void } {
+export function createOutboundFetch(
+  options: OutboundOptions,
+): OutboundFetch & { dispose(): void; connect?: OutboundConnect } {
   const client = createGuardedHttpClient({
     allowPrivateTargets: options.allowPrivateTargets,
     maxSockets: 256,
@@ -62,8 +79,20 @@ export function createOutboundFetch(options: OutboundOptions): OutboundFetch & {
       };
     }
   };
+  const { maxSocketMessageBytes } = options;
+  const connect: OutboundConnect | undefined =
+    maxSocketMessageBytes === undefined
+      ? undefined
+      : (url, protocols, events, handshakeTimeoutMs) =>
+          connectSocket(url, protocols, events, {
+            allowPrivateTargets: options.allowPrivateTargets,
+            userAgent: options.userAgent,
+            maxMessageBytes: maxSocketMessageBytes,
+            handshakeTimeoutMs,
+          });
   return Object.assign(fetchOnce, {
     dispose: () => client.dispose(),
+    ...(connect ? { connect } : {}),
   });
 }
 

@@ -6,21 +6,76 @@ import { AppError } from "../core/index.ts";
  * The files of an uploaded function: a folder as `{ "path": "source" }`, with an
  * optional `deno.json` (its `main`, `imports`, `scopes` and `compilerOptions` are read)
  * and any `node_modules/` the CLI vendored for `npm:`, `jsr:` and `https:` imports.
+ * A file that is not UTF-8 text (an image, a `.wasm`) comes as `{ "encoding": "base64",
+ * "content": "…" }`: JSON has no bytes, and a string would have turned them into U+FFFD.
  */
 
 /** The most files a function may have (a folder or a zip is refused past it before it is read). */
 export const MAX_FUNCTION_FILES = 2000;
 
 const PATH = /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9@._+\-/ ]{1,512}$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export const BinaryFileSchema = z
+  .object({
+    encoding: z.literal("base64"),
+    content: z.string().regex(BASE64, "must be base64 (RFC 4648 §4, with padding)"),
+  })
+  .strict()
+  .meta({
+    id: "BinaryFile",
+    description:
+      "A file that is not UTF-8 text (an image, a .wasm), as base64; a function reads it with Deno.readFile",
+  });
+export type BinaryFile = z.infer<typeof BinaryFileSchema>;
 
 export const FunctionFilesSchema = z
   .record(
     z.string().regex(PATH, "must be a relative path inside the function, without . or .. segments"),
-    z.string(),
+    z.union([z.string(), BinaryFileSchema]),
   )
   .refine((files) => Object.keys(files).length > 0, "must contain at least one file")
-  .refine((files) => Object.keys(files).length <= MAX_FUNCTION_FILES, `at most ${MAX_FUNCTION_FILES} files`);
-export type FunctionFiles = z.infer<typeof FunctionFilesSchema>;
+  .refine((files) => Object.keys(files).length <= MAX_FUNCTION_FILES, `at most ${MAX_FUNCTION_FILES} files`)
+  .meta({
+    description:
+      'The function\'s folder, path → content: text as a string, other files as {encoding: "base64", content}. ' +
+      "All but node_modules/ are kept with the deployment, for Deno.readFile and friends.",
+  });
+/** The upload as the API takes it: text files as strings, binary ones as base64. */
+export type UploadedFiles = z.infer<typeof FunctionFilesSchema>;
+/** The text files of an upload, path → source: what is compiled and resolved. */
+export type FunctionFiles = Record<string, string>;
+
+/** The upload's text files (binary ones are data, never modules). */
+export function sourceFiles(upload: UploadedFiles): FunctionFiles {
+  const sources: FunctionFiles = {};
+  for (const [path, content] of Object.entries(upload))
+    if (typeof content === "string") sources[path] = content;
+  return sources;
+}
+
+/**
+ * The files kept with a deployment for the function to read (`Deno.readFile`), as bytes, by
+ * path: every uploaded file, code included (Deno reads its own sources too), except the
+ * `node_modules/` the CLI vendored, which are bundled and rarely read, and can be large.
+ */
+export function keptFiles(upload: UploadedFiles): Array<{ path: string; content: Uint8Array }> {
+  return Object.entries(upload)
+    .filter(([path]) => !path.startsWith("node_modules/"))
+    .map(([path, content]) => ({
+      path,
+      content:
+        typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content.content, "base64"),
+    }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** A file's size in bytes, as it was uploaded (text as UTF-8, base64 decoded). */
+export function uploadedBytes(content: UploadedFiles[string]): number {
+  return typeof content === "string"
+    ? Buffer.byteLength(content)
+    : Buffer.byteLength(content.content, "base64");
+}
 
 export const DenoConfigSchema = z
   .object({

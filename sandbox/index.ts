@@ -2,6 +2,7 @@ export * from "./limits.ts";
 export * from "./invocation.ts";
 export { GUEST_OPS, SLOTLESS_OPS, parseGuestOp, type GuestEntry, type GuestOp } from "./protocol.ts";
 export { buildGuestPlatform, type GuestPlatform } from "./web-platform.ts";
+export { createFunctionFileSet, type FunctionFileSet } from "./function-files.ts";
 export type { GuestProgram, IsolateHost, IsolateHostOptions } from "./isolate.ts";
 export type { FunctionKey, IsolatePool, LoadedFunction, PoolStats } from "./pool.ts";
 export { createSandbox, type Sandbox, type SandboxOptions, type SandboxStats } from "./sandbox.ts";

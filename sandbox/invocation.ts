@@ -49,6 +49,45 @@ export interface InvocationIO {
   /** The organization's latest intelligence snapshot, or null; read only when the guest touches `ctx.snapshot`. */
   snapshot(): unknown;
   log(level: LogLevel, message: string): void;
+  /** Present only when the request arrived as a WebSocket upgrade: how the guest's acceptance completes it. */
+  readonly upgrade?: SocketUpgrade;
+  /**
+   * `new WebSocket(url, protocols)` in the guest: the runtime applies the private-address guard and
+   * counts it as a subrequest (a thrown error reaches the guest's constructor). Absent: refused.
+   */
+  connect?(url: string, protocols: string[], events: SocketEvents): HostSocket;
+}
+
+/**
+ * A request that arrived as a WebSocket upgrade (the runtime's). The guest accepts it by
+ * answering with `Deno.upgradeWebSocket`'s response; the sandbox then calls `accept`, the
+ * request answers 101 and lasts until the socket closes.
+ */
+export interface SocketUpgrade {
+  /**
+   * How long the accepted socket may stay open, ms; it then closes with 1001. 0: the request's
+   * wall-time limit keeps running and bounds the socket as it bounds any request.
+   */
+  readonly lifetimeMs: number;
+  /** Completes the handshake with the subprotocol the guest chose (null: none); throws if the client is gone. */
+  accept(protocol: string | null, events: SocketEvents): HostSocket;
+}
+
+/** The host's end of one WebSocket: what the guest's `send` and `close` reach. */
+export interface HostSocket {
+  /** Throws (the guest's `send` throws) past the message size limit. */
+  send(data: string | Uint8Array): void;
+  /** Starts the closing handshake (RFC 6455 §7); `events.close` follows. */
+  close(code: number, reason: string): void;
+}
+
+/** What a WebSocket reports to the sandbox, which enters the guest with each, in order. */
+export interface SocketEvents {
+  open(protocol: string, extensions: string): void;
+  message(data: string | Uint8Array): void;
+  error(message: string): void;
+  /** The last event: the socket is closed (by either side, or it failed: 1006). */
+  close(code: number, reason: string, wasClean: boolean): void;
 }
 
 export interface InvocationResponse {

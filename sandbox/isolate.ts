@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 import { AppError, isAppError } from "../core/index.ts";
+import { createCompressionHost } from "./compression.ts";
 import { createCryptoHost } from "./subtle.ts";
+import type { FunctionFileSet } from "./function-files.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import type { GuestPlatform } from "./web-platform.ts";
@@ -15,6 +17,7 @@ import {
   type RespondArgs,
 } from "./protocol.ts";
 import { createRequestState, type RequestOwner, type RequestState } from "./request-state.ts";
+import { createGuestSockets } from "./socket.ts";
 import type { SpareIsolates } from "./spares.ts";
 import type { Watchdog } from "./watchdog.ts";
 
@@ -32,6 +35,8 @@ export interface IsolateHostOptions {
   limits: SandboxLimits;
   /** Secrets: `Deno.env` and the `env` argument; fixed for the isolate's life. */
   env?: Record<string, string>;
+  /** The files it was deployed with (`Deno.readFile`), held here and read through sync ops; none: an empty root. */
+  files?: FunctionFileSet;
   /** Take a blank isolate made ahead of time, if one is ready (default true; benchmarks turn it off). */
   useSpare?: boolean;
 }
@@ -57,6 +62,8 @@ export interface IsolateHost {
   /** False once the isolate is gone (heap exhausted, CPU limit, disposed): the pool replaces it. */
   readonly healthy: boolean;
   readonly inFlight: number;
+  /** zlib contexts its requests' compression streams hold now (each is destroyed with its request). */
+  readonly compressionStreams: number;
   /** V8 code cache for the program, when this boot produced one (store it with the deployment). */
   readonly producedCachedData: Uint8Array | undefined;
   invoke(request: InvocationRequest, io: InvocationIO): Promise<InvocationResponse>;
@@ -98,6 +105,7 @@ export async function createIsolateHost(
     spare?.isolate ?? new ivm.Isolate({ memoryLimit: limits.memoryLimitMb, snapshot: platform.snapshot });
   const requests = new Map<number, RequestState>();
   const crypto = createCryptoHost();
+  const compression = createCompressionHost(limits);
   const originMs = performance.now();
   const cpuLimitNs = BigInt(limits.cpuTimeLimitMs) * 1_000_000n;
   let producedCachedData: Uint8Array | undefined;
@@ -107,6 +115,7 @@ export async function createIsolateHost(
   const guard = deps.watchdog;
   /** The isolate's id with the watchdog, once booted (0 before: boot entries have their own timeouts). */
   let watchId = 0;
+  const sockets = createGuestSockets(enter);
 
   /** One entry into the guest for `state`, bounded by what is left of its CPU budget. */
   function enter(state: RequestState, kind: GuestEntry, ...args: unknown[]): void {
@@ -202,6 +211,7 @@ export async function createIsolateHost(
     if (op === "random") return new Uint8Array(randomBytes(args[0] as number));
     if (op === "now") return performance.now() - originMs;
     if (op === "module") return platform.modules.tr46;
+    if (op === "file.read" || op === "file.stat" || op === "file.list") return fileOp(op, args[0] as string);
     const state = typeof slot === "number" ? requests.get(slot) : undefined;
     if (!state || state.ended) {
       if (SLOTLESS_OPS.has(op)) return undefined;
@@ -246,20 +256,29 @@ export async function createIsolateHost(
         state.idle();
         return undefined;
       case "call":
-        startCall(state, ...(args as [number, "fetch" | "call" | "crypto", unknown]));
+        startCall(state, ...(args as [number, CallKind, unknown]));
+        return undefined;
+      case "ws.accept":
+      case "ws.connect":
+      case "ws.send":
+      case "ws.close":
+        sockets.op(state, op, args);
         return undefined;
     }
   }
 
+  /** A file op answers at once from the files held here: bytes, `[isDirectory, size, mtime]`, entries, or an errno. */
+  function fileOp(op: "file.read" | "file.stat" | "file.list", path: string): unknown {
+    const files = options.files;
+    if (!files) return path === "/" ? (op === "file.read" ? 21 : op === "file.stat" ? [true, 0, 0] : []) : 2;
+    return op === "file.read" ? files.read(path) : op === "file.stat" ? files.stat(path) : files.list(path);
+  }
+
   /** An asynchronous host operation; its outcome is a later entry ("settle") of the same request. */
-  function startCall(
-    state: RequestState,
-    id: number,
-    kind: "fetch" | "call" | "crypto",
-    payload: unknown,
-  ): void {
+  function startCall(state: RequestState, id: number, kind: CallKind, payload: unknown): void {
     const work = (async () => {
       if (kind === "crypto") return crypto.run(payload);
+      if (kind === "zlib") return compression.run(state.slot, payload);
       if (kind === "fetch") {
         const { via, ...request } = FetchCallSchema.parse(payload);
         return state.io.fetch(request, via);
@@ -269,11 +288,14 @@ export async function createIsolateHost(
     })();
     work.then(
       (value) => enter(state, "settle", id, true, value),
-      (error: unknown) =>
+      (error: unknown) => {
+        // A limit (a decompression bomb) fails the request; a bad input errors the guest's stream.
+        if (kind === "zlib" && isAppError(error)) return state.fail(error);
         enter(state, "settle", id, false, {
-          name: kind === "fetch" ? "TypeError" : kind === "crypto" ? cryptoErrorName(error) : "Error",
+          name: callErrorName(kind, error),
           message: error instanceof Error ? error.message : String(error),
-        }),
+        });
+      },
     );
   }
 
@@ -282,6 +304,7 @@ export async function createIsolateHost(
     enter,
     ended(state, guestDone) {
       const { slot } = state;
+      compression.release(slot);
       if (!isolate.isDisposed && !guestDone) {
         if (entering) queueMicrotask(() => endInGuest(slot));
         else endInGuest(slot);
@@ -332,6 +355,9 @@ export async function createIsolateHost(
     get inFlight() {
       return requests.size;
     },
+    get compressionStreams() {
+      return compression.size;
+    },
     producedCachedData,
     async invoke(request, io) {
       if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
@@ -353,7 +379,9 @@ export async function createIsolateHost(
       );
       return state.response;
     },
-    heapUsedBytes: () => (isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size),
+    // The files held for it count too: the pool's memory budget is what its warm isolates keep.
+    heapUsedBytes: () =>
+      isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size + (options.files?.bytes ?? 0),
     dispose: () => recycle("it was disposed"),
   };
   deps.hosts.add(self);
@@ -368,6 +396,14 @@ export async function createIsolateHost(
       recycle("the platform failed");
     }
   }
+}
+
+type CallKind = "fetch" | "call" | "crypto" | "zlib";
+
+/** A failed call reaches the guest as a TypeError for fetch and compression (their specs say so), WebCrypto's by name. */
+function callErrorName(kind: CallKind, error: unknown): string {
+  if (kind === "fetch" || kind === "zlib") return "TypeError";
+  return kind === "crypto" ? cryptoErrorName(error) : "Error";
 }
 
 /** A context object's JSON, made once per object (`IsolateHostDeps.contextTexts`). */

@@ -1,4 +1,5 @@
 import { AppError, type Clock, type Disposable } from "../core/index.ts";
+import type { FunctionFileSet } from "./function-files.ts";
 import type { GuestProgram, IsolateHost } from "./isolate.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
@@ -21,6 +22,8 @@ export interface LoadedFunction {
   limits: SandboxLimits;
   /** Secrets (`Deno.env`, the `env` argument); fixed for the isolate's life: retire it when they change. */
   env: Record<string, string>;
+  /** The files it was deployed with, for `Deno.readFile` (none: an empty root). */
+  files?: FunctionFileSet;
 }
 
 export interface IsolatePoolOptions {
@@ -152,6 +155,7 @@ export function createIsolatePool(
   async function retireIdle(): Promise<void> {
     const now = clock.now().getTime();
     for (const { entry, host } of await settled()) {
+      // In flight: requests not ended, an open WebSocket's included (its request lasts as long as it).
       if (entry.lastUse !== entry.seenUse || host.inFlight > 0) {
         entry.seenUse = entry.lastUse;
         entry.activeAtMs = now;

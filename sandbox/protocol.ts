@@ -11,7 +11,7 @@ import { SUBTLE_METHODS } from "./guest/subtle-methods.ts";
  */
 
 /** The entries into the guest (host→guest), each for one request slot. */
-export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "end" | "boot";
+export type GuestEntry = "request" | "settle" | "timer" | "pull" | "cancel" | "end" | "boot" | "ws";
 
 const Bytes = z.instanceof(Uint8Array);
 const MAX_PAIRS = 1000;
@@ -130,6 +130,53 @@ export const CryptoCallSchema = z.object({
   args: z.array(z.unknown()).max(8),
 });
 
+export const ZLIB_FORMATS = ["gzip", "deflate", "deflate-raw"] as const;
+/** Bytes one CompressionStream write carries to the host; the guest splits larger chunks. */
+export const MAX_ZLIB_CHUNK_BYTES = 1_048_576;
+/**
+ * One step of a CompressionStream/DecompressionStream (sandbox/compression.ts): the guest's id
+ * for the stream (per isolate), what it is, and its next input, or "end" (flush, then close) or
+ * "abort" (drop it). The first step of an id opens the host's zlib context.
+ */
+export const ZlibCallSchema = z.object({
+  stream: z.number().int().positive(),
+  mode: z.enum(["compress", "decompress"]),
+  format: z.enum(ZLIB_FORMATS),
+  input: z.union([
+    Bytes.refine((bytes) => bytes.byteLength <= MAX_ZLIB_CHUNK_BYTES, "chunk too large"),
+    z.enum(["end", "abort"]),
+  ]),
+});
+export type ZlibCall = z.infer<typeof ZlibCallSchema>;
+
+/** A path under the function's root, as the guest normalized it (the host only looks it up). */
+const FilePath = z.string().startsWith("/").max(4096);
+
+/** The bridge's bound on one WebSocket message (the operator's limit, at most this, is the runtime's). */
+export const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
+const SocketId = z.number().int().positive();
+/**
+ * WebSocket ops (sandbox/socket.ts), for the socket's own request slot: accept the upgrade of
+ * that request (the subprotocol chosen), open an outbound one (URL, subprotocols), send, close
+ * (a code the guest may send, RFC 6455 §7.4; a reason of at most 123 bytes).
+ */
+const SOCKET_OPS = {
+  "ws.accept": z.tuple([SocketId, z.string().max(256).nullable()]),
+  "ws.connect": z.tuple([SocketId, z.string().min(1).max(16_384), z.array(z.string().max(256)).max(64)]),
+  "ws.send": z.tuple([
+    SocketId,
+    z.union([
+      z.string().max(MAX_SOCKET_MESSAGE_BYTES),
+      Bytes.refine((bytes) => bytes.byteLength <= MAX_SOCKET_MESSAGE_BYTES),
+    ]),
+  ]),
+  "ws.close": z.tuple([
+    SocketId,
+    z.union([z.literal(1000), z.number().int().min(3000).max(4999)]),
+    z.string().max(123),
+  ]),
+} as const;
+
 /** Guest→host messages: op name → its arguments after the slot. */
 export const GUEST_OPS = {
   log: z.tuple([LogLevelSchema, z.string()]),
@@ -143,14 +190,27 @@ export const GUEST_OPS = {
   "body.error": z.tuple([z.string()]),
   fail: z.tuple([z.string()]),
   idle: z.tuple([]),
-  call: z.tuple([z.number().int().positive(), z.enum(["fetch", "call", "crypto"]), z.unknown()]),
+  call: z.tuple([z.number().int().positive(), z.enum(["fetch", "call", "crypto", "zlib"]), z.unknown()]),
   module: z.tuple([z.enum(["tr46"])]),
+  // The function's deployed files (sandbox/function-files.ts): an absolute, normalized path.
+  "file.read": z.tuple([FilePath]),
+  "file.stat": z.tuple([FilePath]),
+  "file.list": z.tuple([FilePath]),
+  ...SOCKET_OPS,
 } as const;
 export type GuestOp = keyof typeof GUEST_OPS;
 export type GuestOpArgs<O extends GuestOp> = z.infer<(typeof GUEST_OPS)[O]>;
 
-/** Ops that need no request (random bytes, the clock, a lazily loaded platform module). */
-export const SLOTLESS_OPS: ReadonlySet<string> = new Set(["random", "now", "module"]);
+/** Ops that need no request (random bytes, the clock, a lazily loaded platform module, the files). */
+export const SLOTLESS_OPS: ReadonlySet<string> = new Set([
+  "random",
+  "now",
+  "module",
+  // The files are the isolate's, not a request's: a module's top level may read them too.
+  "file.read",
+  "file.stat",
+  "file.list",
+]);
 
 /**
  * Checks one guest→host message; throws a plain Error the guest sees. `known` is the

@@ -1,6 +1,6 @@
 import { ReadableStream, type ReadableStreamDefaultController } from "node:stream/web";
 import { AppError } from "../core/index.ts";
-import type { InvocationIO, InvocationResponse } from "./invocation.ts";
+import type { HostSocket, InvocationIO, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import type { GuestEntry } from "./protocol.ts";
 
@@ -29,6 +29,18 @@ export interface RequestState {
   idle(): void;
   /** Fails the request: rejects its response, or errors its body if it already answered. */
   fail(error: AppError): void;
+  /**
+   * The guest accepted a WebSocket upgrade (sandbox/socket.ts): the request answers 101 and
+   * its socket is its body: it ends when the socket closes, or closes it (1001) after
+   * `lifetimeMs` (0: the wall-time limit runs on and fails it, as any request).
+   */
+  upgraded(socket: HostSocket, lifetimeMs: number): void;
+  /** Whether the request is an accepted WebSocket upgrade. */
+  readonly upgradedSocket: boolean;
+  /** A WebSocket the request opened: closed (1001) when the request ends, 1011 when it fails. */
+  adopt(socket: HostSocket): void;
+  /** A socket of the request closed; its upgraded one ends it. */
+  socketClosed(socket: HostSocket): void;
 }
 
 /** What a request's state reports to its isolate host: one per host, shared by its requests. */
@@ -47,6 +59,18 @@ export interface RequestStateOptions {
 
 export function createRequestState(options: RequestStateOptions): RequestState {
   return new HostRequest(options);
+}
+
+/** An upgraded request's sockets (made on its first socket), and how they close when it ends. */
+interface RequestSockets {
+  all: Set<HostSocket>;
+  upgrade: HostSocket | undefined;
+  code: number;
+  reason: string;
+}
+
+function lifetimeOver(state: HostRequest): void {
+  state.closeUpgrade(1001, "the connection reached its maximum lifetime");
 }
 
 function wallTimeout(state: HostRequest): void {
@@ -76,6 +100,7 @@ class HostRequest implements RequestState {
   #ended = false;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #pulled: (() => void) | undefined;
+  #sockets: RequestSockets | undefined;
 
   constructor(options: RequestStateOptions) {
     this.slot = options.slot;
@@ -100,6 +125,7 @@ class HostRequest implements RequestState {
     clearTimeout(this.#wallTimer);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    if (this.#sockets) closeAll(this.#sockets);
     this.#owner.ended(this, this.#guestDone);
     this.#resolveFinished();
   }
@@ -187,6 +213,49 @@ class HostRequest implements RequestState {
     this.#maybeEnd();
   }
 
+  // WebSockets (sandbox/socket.ts): an upgraded request's socket is its body.
+
+  get upgradedSocket(): boolean {
+    return this.#sockets?.upgrade !== undefined;
+  }
+
+  upgraded(socket: HostSocket, lifetimeMs: number): void {
+    if (this.#answered || this.#ended) {
+      socket.close(1011, "the request had already answered");
+      return;
+    }
+    this.#answered = true;
+    this.adopt(socket);
+    this.#sockets!.upgrade = socket;
+    if (lifetimeMs > 0) {
+      clearTimeout(this.#wallTimer);
+      this.#wallTimer = setTimeout(lifetimeOver, lifetimeMs, this);
+    }
+    this.#resolveResponse({
+      status: 101,
+      statusText: "Switching Protocols",
+      headers: [],
+      body: null,
+      finished: this.#finished,
+    });
+  }
+
+  adopt(socket: HostSocket): void {
+    this.#sockets ??= { all: new Set(), upgrade: undefined, code: 1001, reason: "the request ended" };
+    this.#sockets.all.add(socket);
+  }
+
+  socketClosed(socket: HostSocket): void {
+    const sockets = this.#sockets;
+    if (!sockets?.all.delete(socket) || socket !== sockets.upgrade || this.#ended) return;
+    this.#bodyDone = true;
+    this.#maybeEnd();
+  }
+
+  closeUpgrade(code: number, reason: string): void {
+    this.#sockets?.upgrade?.close(code, reason);
+  }
+
   fail(error: AppError): void {
     if (this.#ended) return;
     if (!this.#answered) {
@@ -198,7 +267,18 @@ class HostRequest implements RequestState {
       this.#controller.error(error);
       this.#settlePull();
     }
+    if (this.#sockets) {
+      // A fault of the function is the server's error (1011); its time running out is a going away.
+      this.#sockets.code = error.code === "function_timeout" ? 1001 : 1011;
+      this.#sockets.reason =
+        error.code === "function_timeout" ? "the function's time ran out" : "the function failed";
+    }
     // A request that failed is over, whatever it still had pending (waitUntil included).
     this.#end();
   }
+}
+
+function closeAll(sockets: RequestSockets): void {
+  for (const socket of sockets.all) socket.close(sockets.code, sockets.reason);
+  sockets.all.clear();
 }

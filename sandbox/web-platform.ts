@@ -63,6 +63,8 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
   ]) {
     hash.update(name).update(readFileSync(require.resolve(`${name}/package.json`)));
   }
+  // urlpattern-polyfill exports no package.json: its code stands for its version.
+  hash.update(readFileSync(require.resolve("urlpattern-polyfill/urlpattern")));
   // The version the bundle carries (navigator.userAgent).
   hash.update(version());
   const dir = join(tmpdir(), "tessera-guest-platform");
@@ -159,10 +161,11 @@ function longNames(): esbuild.Plugin {
 
 /**
  * tr46 (IDNA, pulled in by whatwg-url) is 220 kB of source and tables: in the snapshot it
- * would cost every isolate's boot. ASCII host names without punycode labels do not need
- * it (UTS 46 maps them to lowercase), so this shim answers those itself and, on the first
- * other one, asks the host for tr46 (op "module") and evaluates it with the Function
- * constructor it captured at startup.
+ * would cost every isolate's boot. ASCII host names do not need it: the URL Standard
+ * lowercases them, bogus `xn--` labels included (its ASCII fallback, whatwg/url#914; WPT's
+ * toascii.json), so this shim answers those itself (toUnicode: those without `xn--` labels)
+ * and, on the first other one, asks the host for tr46 (op "module") and evaluates it with
+ * the Function constructor it captured at startup.
  */
 function lazyTr46(): esbuild.Plugin {
   const bridge = fileURLToPath(new URL("./guest/bridge.ts", import.meta.url));
@@ -181,7 +184,7 @@ function lazyTr46(): esbuild.Plugin {
           const load = () => (real ??= new FunctionConstructor(hostSync("module", 0, "tr46"))());
           const isSimple = (domain) => SIMPLE.test(domain) && !/(^|\\.)xn--/i.test(domain);
           export function toASCII(domain, options) {
-            return isSimple(domain) ? domain.toLowerCase() : load().toASCII(domain, options);
+            return SIMPLE.test(domain) ? domain.toLowerCase() : load().toASCII(domain, options);
           }
           export function toUnicode(domain, options) {
             return isSimple(domain) ? { domain: domain.toLowerCase(), error: false } : load().toUnicode(domain, options);

@@ -4,7 +4,8 @@
  * 2. headers.ts — the caller's headers as the function sees them;
  * 3. serve.ts — the core: caller, function, permission, body, the isolate's answer;
  * 4. the adapters where Node and Fetch differ: node.ts (off the socket, the API role's
- *    path) and fetch.ts (the app's route: `app.request()`, `ctx.platform.fetch`).
+ *    path) and fetch.ts (the app's route: `app.request()`, `ctx.platform.fetch`);
+ * 5. upgrade.ts — WebSocket upgrades (Node's `upgrade` event) through the same core.
  */
 export { isInvocationPath, matchInvocation, INVOKE_ROUTE, INVOKE_SUBPATH_ROUTE } from "./match.ts";
 export { headersFromFetch, headersFromNode, type HeaderPairs } from "./headers.ts";
@@ -14,6 +15,8 @@ export {
   type InvocationCall,
   type InvocationDeps,
   type InvocationOutcome,
+  type InvocationRunner,
 } from "./serve.ts";
 export { createNodeInvocation, type NodeInvocationDeps } from "./node.ts";
 export { fetchInvocation } from "./fetch.ts";
+export { createNodeUpgrade, type NodeUpgrade } from "./upgrade.ts";

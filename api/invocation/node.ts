@@ -99,7 +99,7 @@ async function serveNode(
  * the guest sent), a whole body in the same write (at the end of the turn, with the others:
  * end-of-turn.ts), a stream chunk by chunk with backpressure, cancelled when the client goes away.
  */
-async function write(
+export async function write(
   res: ServerResponse,
   method: string,
   response: FunctionResponse,

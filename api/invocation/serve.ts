@@ -1,6 +1,11 @@
 import { AppError, isAppError } from "../../core/index.ts";
 import { hasScope, looksLikeOAuthToken, type KeyPrincipal } from "../../engines/index.ts";
-import { isFunctionRef, type FunctionResponse } from "../../runtime/index.ts";
+import {
+  isFunctionRef,
+  type ActiveFunction,
+  type FunctionResponse,
+  type IncomingInvocation,
+} from "../../runtime/index.ts";
 import type { ApiDeps } from "../env.ts";
 import { limitRate, type Authenticator } from "../middleware/auth.ts";
 import type { HeaderPairs } from "./headers.ts";
@@ -38,6 +43,15 @@ export interface InvocationOutcome {
   headers: Record<string, string>;
   principal: KeyPrincipal | undefined;
 }
+
+/** What runs an admitted invocation: the isolate's answer (`invoke`), or a WebSocket upgrade's (upgrade.ts). */
+export type InvocationRunner = (
+  deps: InvocationDeps,
+  fn: ActiveFunction,
+  request: IncomingInvocation,
+) => Promise<FunctionResponse>;
+
+const invoke: InvocationRunner = (deps, fn, request) => deps.invoker.invoke(fn, request);
 
 /** Whether an `Authorization` header carries a Tessera API key (invocations authenticate only those). */
 export function isApiKeyHeader(header: string | undefined): boolean {
@@ -77,12 +91,14 @@ async function ourOAuthCaller(deps: InvocationDeps, authorization: string) {
  * 3. Permission: a private function needs `functions:read`; anonymous calls to a public one
  *    share one budget, the organization's plan limit for it, so a flood stops at 429 before
  *    it reaches the isolate.
- * 4. The body, under the function's request size limit, then the isolate answers.
+ * 4. The body, under the function's request size limit, then the isolate answers (`run`: a
+ *    WebSocket upgrade comes through the same steps and runs as one, upgrade.ts).
  */
 export async function serveInvocation(
   deps: InvocationDeps,
   call: InvocationCall,
   outcome: InvocationOutcome,
+  run: InvocationRunner = invoke,
 ): Promise<FunctionResponse> {
   const { ref, authorization } = call;
   if (!isFunctionRef(ref)) {
@@ -125,7 +141,7 @@ export async function serveInvocation(
   const { method } = call;
   const body =
     method === "GET" || method === "HEAD" ? null : await call.readBody(deps.config.functions.maxRequestBytes);
-  return deps.invoker.invoke(fn, {
+  return run(deps, fn, {
     requestId: call.requestId,
     method,
     url: call.url,

@@ -2,6 +2,13 @@ import { DOMException } from "./dom-exception.ts";
 import { clearTimeout, setTimeout } from "./timers.ts";
 
 /** DOM Standard §2: Event and EventTarget, without a tree (no capture or bubbling path). */
+/** What every event's constructor reads (DOM §2.2 EventInit). */
+export interface EventInit {
+  bubbles?: boolean;
+  cancelable?: boolean;
+  composed?: boolean;
+}
+
 export class Event {
   readonly type: string;
   readonly bubbles: boolean;
@@ -13,7 +20,7 @@ export class Event {
   #current: EventTarget | null = null;
   /** @internal */ stopped = false;
 
-  constructor(type: string, init: { bubbles?: boolean; cancelable?: boolean; composed?: boolean } = {}) {
+  constructor(type: string, init: EventInit = {}) {
     if (arguments.length === 0) throw new TypeError("The event type is required");
     this.type = String(type);
     this.bubbles = Boolean(init?.bubbles);
@@ -244,6 +251,8 @@ export function reportError(error: unknown): void {
 }
 
 const ABORT = Symbol("abort");
+const TIMEOUT = "Failed to execute 'AbortSignal.timeout'";
+const ANY = "Failed to execute 'AbortSignal.any'";
 
 export class AbortSignal extends EventTarget {
   #aborted = false;
@@ -276,16 +285,32 @@ export class AbortSignal extends EventTarget {
     return signal;
   }
   static timeout(ms: number): AbortSignal {
+    // WebIDL [EnforceRange] unsigned long long, with Deno's messages.
+    if (arguments.length === 0) throw new TypeError(`${TIMEOUT}: 1 argument required, but only 0 present`);
+    const delay = Number(ms);
+    if (!Number.isFinite(delay)) throw new TypeError(`${TIMEOUT}: Argument 1 is not a finite number`);
+    if (delay < 0 || delay > Number.MAX_SAFE_INTEGER) {
+      throw new TypeError(
+        `${TIMEOUT}: Argument 1 is outside the accepted range of 0 to ${Number.MAX_SAFE_INTEGER}, inclusive`,
+      );
+    }
+    // A guest timer: it belongs to the request, is counted with its timers and dies with it.
     const signal = new AbortSignal(ABORT);
     setTimeout(
       () => AbortSignal.signalAbort(signal, new DOMException("The operation timed out.", "TimeoutError")),
-      ms,
+      Math.trunc(delay),
     );
     return signal;
   }
   static any(signals: Iterable<AbortSignal>): AbortSignal {
+    if (arguments.length === 0) throw new TypeError(`${ANY}: 1 argument required, but only 0 present`);
     const signal = new AbortSignal(ABORT);
     const list = [...signals];
+    list.forEach((source, index) => {
+      if (!(source instanceof AbortSignal)) {
+        throw new TypeError(`${ANY}: Argument 1, index ${index} is not of type AbortSignal`);
+      }
+    });
     const aborted = list.find((s) => s.aborted);
     if (aborted) {
       AbortSignal.signalAbort(signal, aborted.reason);
@@ -311,6 +336,35 @@ export class AbortController {
   }
   get [Symbol.toStringTag]() {
     return "AbortController";
+  }
+}
+
+interface PromiseRejectionEventInit {
+  bubbles?: boolean;
+  cancelable?: boolean;
+  composed?: boolean;
+  promise: Promise<unknown>;
+  reason?: unknown;
+}
+
+/** HTML §8.1.4.7 PromiseRejectionEvent (the interface; the platform fires no unhandledrejection events yet). */
+export class PromiseRejectionEvent extends Event {
+  readonly #promise: Promise<unknown>;
+  readonly #reason: unknown;
+  constructor(type: string, init: PromiseRejectionEventInit) {
+    if (arguments.length === 0) throw new TypeError("The event type is required");
+    super(type, init);
+    this.#promise = init?.promise;
+    this.#reason = init?.reason;
+  }
+  get promise(): Promise<unknown> {
+    return this.#promise;
+  }
+  get reason(): unknown {
+    return this.#reason;
+  }
+  override get [Symbol.toStringTag](): string {
+    return "PromiseRejectionEvent";
   }
 }
 

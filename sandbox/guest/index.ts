@@ -1,6 +1,7 @@
 import { captureHost, requests, settle, type HostFn } from "./bridge.ts";
 import { Blob, File, FormData } from "./blob.ts";
 import { structuredClone } from "./clone.ts";
+import { CompressionStream, DecompressionStream } from "./compression.ts";
 import { console } from "./console.ts";
 import { Crypto, CryptoKey, SubtleCrypto, crypto } from "./crypto.ts";
 import { DOMException } from "./dom-exception.ts";
@@ -12,12 +13,14 @@ import {
   ErrorEvent,
   Event,
   EventTarget,
+  PromiseRejectionEvent,
   globalEvents,
   reportError,
 } from "./events.ts";
 import { fetch } from "./fetch.ts";
 import { Headers } from "./headers.ts";
 import { Request, Response } from "./http.ts";
+import { MessageChannel, MessageEvent, MessagePort } from "./messages.ts";
 import {
   Performance,
   PerformanceEntry,
@@ -40,7 +43,9 @@ import {
 import * as streams from "./streams.ts";
 import { clearInterval, clearTimeout, fireTimer, queueMicrotask, setInterval, setTimeout } from "./timers.ts";
 import { URL, URLSearchParams } from "./url.ts";
+import { urlPatternGlobal } from "./urlpattern.ts";
 import { installWebAssembly } from "./wasm.ts";
+import { socketEvent, websocketGlobals } from "./websocket.ts";
 
 /** Tessera's version (package.json), defined by the bundler (web-platform.ts). */
 declare const TESSERA_VERSION: string;
@@ -65,10 +70,12 @@ const GLOBALS: Record<string, unknown> = {
   AbortController,
   AbortSignal,
   Blob,
+  CompressionStream,
   Crypto,
   CryptoKey,
   CustomEvent,
   DOMException,
+  DecompressionStream,
   Deno,
   ErrorEvent,
   Event,
@@ -76,10 +83,14 @@ const GLOBALS: Record<string, unknown> = {
   File,
   FormData,
   Headers,
+  MessageChannel,
+  MessageEvent,
+  MessagePort,
   Performance,
   PerformanceEntry,
   PerformanceMark,
   PerformanceMeasure,
+  PromiseRejectionEvent,
   Request,
   Response,
   SubtleCrypto,
@@ -108,6 +119,7 @@ const GLOBALS: Record<string, unknown> = {
   setInterval,
   setTimeout,
   structuredClone,
+  ...websocketGlobals,
 };
 
 for (const [name, value] of Object.entries(GLOBALS)) {
@@ -115,6 +127,7 @@ for (const [name, value] of Object.entries(GLOBALS)) {
 }
 Object.defineProperty(globalThis, "self", { value: globalThis, writable: true, configurable: true });
 Object.defineProperty(globalThis, "Tessera", { get: currentCtx, configurable: true });
+Object.defineProperty(globalThis, "URLPattern", urlPatternGlobal);
 
 /** Every entry from the host: the kind, the request slot, then the kind's arguments. */
 function dispatch(
@@ -154,6 +167,9 @@ function dispatch(
       return undefined;
     case "end":
       endRequest(slot);
+      return undefined;
+    case "ws":
+      socketEvent(a as number, b as string, c, d, e);
       return undefined;
     case "boot":
       return resolveHandler((globalThis as Record<string, unknown>)[MODULE_GLOBAL]);

@@ -1,11 +1,13 @@
 import { currentRequest, dropCalls, hostCall, hostSync, requests, type RequestSlot } from "./bridge.ts";
 import { bodyStream, isUsed } from "./body.ts";
 import { cwd, denoInspect, errors, exit } from "./deno.ts";
+import { fileSystem } from "./files.ts";
 import { AbortController, type AbortSignal } from "./events.ts";
 import { platformFetch } from "./fetch.ts";
 import { Headers } from "./headers.ts";
 import { Request, Response } from "./http.ts";
 import { dropTimers } from "./timers.ts";
+import { acceptUpgrade, dropSockets, upgradeWebSocket } from "./websocket.ts";
 import type { ReadableStreamDefaultReader } from "./streams.ts";
 
 /**
@@ -77,8 +79,11 @@ export const Deno = Object.freeze({
     return errors();
   },
   inspect: denoInspect,
+  upgradeWebSocket,
   cwd,
   exit,
+  // readFile, readTextFile, stat, readDir, realPath (and their Sync forms) over the deployed files.
+  ...fileSystem,
   version: Object.freeze({ deno: "2.0.0-tessera", v8: "", typescript: "" }),
   build: Object.freeze({ target: "tessera", arch: "x86_64", os: "linux", vendor: "tessera" }),
 });
@@ -262,6 +267,17 @@ function respond(state: Slot, response: unknown): void {
     fail(state, new TypeError(`The handler must return a Response (or a promise of one), not ${what}`));
     return;
   }
+  const status = response.status;
+  if (status === 101) {
+    // Deno.upgradeWebSocket's answer (websocket.ts): the request lives on as its socket.
+    const refused = acceptUpgrade(state.slot, response);
+    if (refused) fail(state, refused);
+    else {
+      state.responded = true;
+      maybeIdle(state);
+    }
+    return;
+  }
   const body = response.bodyState();
   if (isUsed(body)) {
     fail(state, new TypeError("The handler returned a Response whose body was already used"));
@@ -286,7 +302,7 @@ function respond(state: Slot, response: unknown): void {
   hostSync(
     "respond",
     state.slot,
-    response.status,
+    status,
     response.statusText,
     JSON.stringify(Headers.toList(response.headers)),
     payload,
@@ -382,4 +398,5 @@ export function endRequest(slot: number): void {
   requests.delete(slot);
   dropTimers(slot);
   dropCalls(slot);
+  dropSockets(slot);
 }

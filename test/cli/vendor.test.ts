@@ -159,7 +159,7 @@ export default { greet: greet("Ada"), shout: shout("hi"), std, n, data, latest, 
     expect(files["node_modules/tiny-pkg/index.js"]).toBe(`export default "!";`);
     expect(remote.requests.some((path) => path.includes("1.2.0") || path.includes("0.2.0/"))).toBe(false);
 
-    const config = JSON.parse(files["deno.json"]!) as {
+    const config = JSON.parse(files["deno.json"] as string) as {
       imports: Record<string, string>;
       scopes: Record<string, Record<string, string>>;
     };

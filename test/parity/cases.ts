@@ -230,7 +230,23 @@ export const CASES: ParityCase[] = [
       { path: "/abort" },
       { path: "/encoding" },
       { path: "/events" },
+      { path: "/compression" },
       { path: "/nothing" },
+    ],
+  },
+  {
+    name: "static-files",
+    // Its files are read from disk under Deno: the dev host runs with --allow-read.
+    deno: "host",
+    entry: "index.ts",
+    requests: [
+      { path: "/products" },
+      { path: "/products/p2" },
+      { path: "/products/p9" },
+      { path: "/pixel.json" },
+      { path: "/files" },
+      { path: "/notes" },
+      { path: "/missing" },
     ],
   },
   {
@@ -262,5 +278,13 @@ export const CASES: ParityCase[] = [
       { note: "another kind", method: "POST", path: "", headers: JSON_TYPE, body: OTHER },
       { path: "" },
     ],
+  },
+  {
+    // The harness speaks HTTP only: the page, and Deno.upgradeWebSocket's TypeError for a plain
+    // request (the socket itself: test/api/function-websocket.test.ts).
+    name: "realtime-echo",
+    deno: "run",
+    entry: "index.ts",
+    requests: [{ path: "" }, { path: "/plain" }],
   },
 ];

@@ -214,7 +214,7 @@ async function deploy(t: TestApp, org: TestOrg, example: ParityCase): Promise<vo
  * the others are left in draft, which is never overdue.
  */
 async function seedInvoices(t: TestApp, org: TestOrg): Promise<void> {
-  const fixtures = (await collectUpload(join(EXAMPLES, "overdue-reminder")))["dev-fixtures.json"]!;
+  const fixtures = (await collectUpload(join(EXAMPLES, "overdue-reminder")))["dev-fixtures.json"] as string;
   const { invoices } = JSON.parse(fixtures) as { invoices: Array<Record<string, unknown>> };
   for (const { status, ...invoice } of invoices) {
     const created = await t.request("POST", "/v1/invoices", {

@@ -137,6 +137,33 @@ describe("compileFunction", () => {
     expect(error.errors[0]!.message).toMatch(message);
   });
 
+  it("gives each module its own import.meta (file:///<path>), across folders, as Deno does", async () => {
+    const compiled = await compileFunction(
+      {
+        "index.ts": `import { meta as lib } from "./lib/a.ts"; import { meta as deep } from "./lib/deep/b.ts";
+                     const meta = { url: import.meta.url, main: import.meta.main, dirname: import.meta.dirname };
+                     export default { meta, lib, deep };`,
+        "lib/a.ts": `export const meta = { url: import.meta.url, main: import.meta.main, filename: import.meta.filename };`,
+        "lib/deep/b.ts": `#!/usr/bin/env -S deno run\nexport const meta = { url: import.meta.url, dirname: import.meta.dirname };`,
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(evaluate(compiled.code).default).toEqual({
+      meta: { url: "file:///index.ts", main: true, dirname: "/" },
+      lib: { url: "file:///lib/a.ts", main: false, filename: "/lib/a.ts" },
+      deep: { url: "file:///lib/deep/b.ts", dirname: "/lib/deep" },
+    });
+    // What is put in front of a module's first line does not move the columns errors name.
+    for (const [source, at] of [
+      ["const u = import.meta.url; let = ;", "index.ts:1:34"],
+      ["#!/usr/bin/env -S deno run\nconst u = import.meta.url; let = ;", "index.ts:2:34"],
+    ] as const) {
+      const error = await refusal(compileFunction({ "index.ts": source }, undefined, LIMITS));
+      expect(error.errors[0]!.message).toMatch(new RegExp(`^${at}: `));
+    }
+  });
+
   it("refuses a bundle over the size limit, a missing entrypoint and a broken deno.json", async () => {
     const big = await refusal(
       compileFunction({ "index.ts": `export default "${"x".repeat(2000)}";` }, undefined, {

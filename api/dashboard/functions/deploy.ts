@@ -2,7 +2,7 @@ import { principalOfSession } from "../session.ts";
 import type { Context, Hono } from "hono";
 import { html, raw } from "hono/html";
 import type { FieldError } from "../../../core/index.ts";
-import { FUNCTION_AUTH, FunctionDeploySchema, type FunctionFiles } from "../../../runtime/index.ts";
+import { FUNCTION_AUTH, FunctionDeploySchema, type UploadedFiles } from "../../../runtime/index.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../env.ts";
 import { fieldErrors, statusOf } from "../../problem.ts";
@@ -113,7 +113,7 @@ async function postDeploy(
   const values = valuesOf(form, existing);
   const failed = (errors: Record<string, string>, status = 422) =>
     again({ ...(existing ? { existing } : {}), values, errors, source }, status);
-  let files: FunctionFiles;
+  let files: UploadedFiles;
   try {
     files = source === "editor" ? editorFiles(form) : await uploadedFiles(form, maxUpload(parts));
   } catch (error) {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { AppError } from "../../../core/index.ts";
-import { MAX_FUNCTION_FILES, type FunctionFiles } from "../../../runtime/index.ts";
+import { MAX_FUNCTION_FILES, type FunctionFiles, type UploadedFiles } from "../../../runtime/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { readBody } from "../../middleware/json-body.ts";
 import { unzip, ZipRefused, type ZipEntry } from "./zip.ts";
@@ -41,13 +41,13 @@ export function editorFiles(form: FormData): FunctionFiles {
 }
 
 /** The uploaded folder's or zip's files; one of the two, not both. */
-export async function uploadedFiles(form: FormData, maxBytes: number): Promise<FunctionFiles> {
+export async function uploadedFiles(form: FormData, maxBytes: number): Promise<UploadedFiles> {
   const folder = chosen(form, "folder");
   const zips = chosen(form, "zip");
   if (folder.length > 0 && zips.length > 0) throw new SourceRefused("Choose a folder or a zip, not both");
   if (zips.length > 1) throw new SourceRefused("Choose one zip");
   const zip = zips[0];
-  if (zip) return asText(fromZip(Buffer.from(await zip.arrayBuffer()), maxBytes));
+  if (zip) return asUpload(fromZip(Buffer.from(await zip.arrayBuffer()), maxBytes));
   if (folder.length === 0) throw new SourceRefused("Choose a folder or a zip to upload");
   if (folder.length > MAX_FUNCTION_FILES) {
     throw new SourceRefused(`The folder holds more than ${MAX_FUNCTION_FILES} files`);
@@ -55,7 +55,7 @@ export async function uploadedFiles(form: FormData, maxBytes: number): Promise<F
   const entries = await Promise.all(
     folder.map(async (file) => ({ path: file.name, bytes: Buffer.from(await file.arrayBuffer()) })),
   );
-  return asText(withoutSharedFolder(entries));
+  return asUpload(withoutSharedFolder(entries));
 }
 
 function fromZip(zip: Buffer, maxBytes: number): ZipEntry[] {
@@ -86,8 +86,19 @@ function withoutSharedFolder(entries: ZipEntry[]): ZipEntry[] {
   return entries.map((entry) => ({ path: entry.path.slice(folder.length + 1), bytes: entry.bytes }));
 }
 
-/** Sources are text (the API takes them as JSON strings); bytes that are not UTF-8 become U+FFFD. */
-function asText(entries: ZipEntry[]): FunctionFiles {
-  const decoder = new TextDecoder();
-  return Object.fromEntries(entries.map((entry) => [entry.path, decoder.decode(entry.bytes)]));
+/**
+ * As `POST /v1/functions` takes them: UTF-8 text as a string, anything else (an image, a
+ * `.wasm`) as base64, kept byte for byte for the function's `Deno.readFile`.
+ */
+function asUpload(entries: ZipEntry[]): UploadedFiles {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  return Object.fromEntries(
+    entries.map((entry): [string, UploadedFiles[string]] => {
+      try {
+        return [entry.path, decoder.decode(entry.bytes)];
+      } catch {
+        return [entry.path, { encoding: "base64", content: Buffer.from(entry.bytes).toString("base64") }];
+      }
+    }),
+  );
 }

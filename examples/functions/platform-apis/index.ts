@@ -5,10 +5,11 @@
  * `structuredClone` (Date, Map, Set, typed arrays, cycles, and the error for a
  * function), `AbortController` / `AbortSignal.timeout` racing a slow timer,
  * `TextEncoder`/`TextDecoder`, `atob`/`btoa`, `Blob`, `EventTarget` and the order of
- * microtasks and timers. Handler style: `export default function (req)`, which
+ * microtasks and timers, and `CompressionStream`/`DecompressionStream` (a round
+ * trip in each format, a gzip made elsewhere, corrupt input). Handler style: `export default function (req)`, which
  * plain Deno serves through `_shared/dev-host.ts`.
  *
- *   GET …/crypto | …/clone | …/abort | …/encoding | …/events
+ *   GET …/crypto | …/clone | …/abort | …/encoding | …/events | …/compression
  */
 const INVOKE_PREFIX = /^\/v1\/functions\/[^/]+\/invoke(?=\/|$)/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -19,6 +20,7 @@ const CHECKS: Record<string, () => Promise<unknown>> = {
   abort,
   encoding,
   events,
+  compression,
 };
 
 export default async function (req: Request): Promise<Response> {
@@ -120,6 +122,36 @@ async function events() {
   order.push("sync");
   await new Promise((resolve) => setTimeout(resolve, 1));
   return { order, performance_now_is_number: typeof performance.now() === "number" };
+}
+
+/** `gzip -n` of "tessera": a gzip made by another implementation. */
+const GZIPPED = new Uint8Array([
+  31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 43, 73, 45, 46, 78, 45, 74, 4, 0, 179, 99, 42, 115, 7, 0, 0, 0,
+]);
+
+async function compression() {
+  const text = "a body worth compressing, ".repeat(200);
+  const pipe = (bytes: Uint8Array<ArrayBuffer>, stream: CompressionStream | DecompressionStream) =>
+    new Response(new Blob([bytes]).stream().pipeThrough(stream)).bytes();
+  const formats: Record<string, unknown> = {};
+  for (const format of ["gzip", "deflate", "deflate-raw"] as const) {
+    // Compressed bytes differ between zlib builds; what they decompress to does not.
+    const packed = await pipe(new TextEncoder().encode(text), new CompressionStream(format));
+    const back = new TextDecoder().decode(await pipe(packed, new DecompressionStream(format)));
+    formats[format] = { round_trip: back === text, smaller: packed.length < text.length / 10 };
+  }
+  const corrupt = await pipe(
+    new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    new DecompressionStream("gzip"),
+  ).then(
+    () => "no error",
+    (error: Error) => error.name,
+  );
+  return {
+    formats,
+    foreign_gzip: new TextDecoder().decode(await pipe(GZIPPED, new DecompressionStream("gzip"))),
+    corrupt,
+  };
 }
 
 function hex(bytes: Uint8Array): string {
