@@ -34,8 +34,9 @@ export default tseslint.config(
       "bin/**",
       // Guest programs that run inside isolates, hostile on purpose (infinite loops, heap bombs).
       "test/fixtures/guest/**",
-      // Deno programs (Deno.serve, npm: specifiers): type-checked by `deno check` in test/parity/.
+      // Deno programs (Deno.serve, npm: specifiers, Deno.test): type-checked by `deno check` in test/parity/.
       "examples/functions/**",
+      "sdk/**/*.test.ts",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,

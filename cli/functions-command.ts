@@ -1,7 +1,10 @@
 import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
 import { stopCompiler } from "../runtime/index.ts";
+import { scaffoldFunction, ScaffoldError } from "./functions-new.ts";
+import { connectRemote } from "./functions-remote.ts";
+import { serveFunction } from "./functions-serve.ts";
 import { collectUpload, describeFailure, functionsClient, type ApiAnswer } from "./functions.ts";
 
 export interface FunctionsFlags {
@@ -24,6 +27,10 @@ export interface FunctionsFlags {
   status?: string | undefined;
   /** Print the server's problem+json body on a failure instead of one `error:` line. */
   json?: boolean | undefined;
+  /** `new`: the folder the function's folder is made in. */
+  dir?: string | undefined;
+  /** `serve`: the local port (default 8000). */
+  port?: string | undefined;
 }
 
 /** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
@@ -33,6 +40,8 @@ export async function functionsCommand(
   config: Config,
   env: Record<string, string | undefined>,
 ): Promise<number> {
+  // `new` works offline, with no server and no key.
+  if (args[0] === "new") return newFunction(args[1], flags, env);
   const client = functionsClient({ url: flags.url, key: flags.key, config, env });
   const report = (answer: ApiAnswer) => reportAnswer(answer, flags.json === true);
   const [sub, target, ...rest] = args;
@@ -183,9 +192,87 @@ export async function functionsCommand(
       }
       return need("secrets list NAME | secrets set NAME KEY=VALUE... | secrets unset NAME KEY...");
     }
+    case "serve": {
+      if (!target) return need("serve DIR [--port N] (ctx reaches the server at --url or TESSERA_URL)");
+      const port = Number(flags.port ?? 8000);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) return need("serve DIR --port takes 0–65535");
+      const dir = resolve(env.INIT_CWD ?? process.cwd(), target);
+      if (!isDirectory(dir)) {
+        console.error(`error: no such folder: ${dir}`);
+        return 1;
+      }
+      if (!client.key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
+      return serveUntilSignal(dir, port, client.base, client.key, config, env);
+    }
     default:
-      return need("deploy|list|get|delete|rollback|invoke|logs|runs|secrets …");
+      return need("deploy|list|get|delete|rollback|invoke|logs|runs|secrets|new|serve …");
   }
+}
+
+/** `functions new NAME [--dir DIR]`: scaffolds `DIR/NAME`, prints what it made and what to run next. */
+function newFunction(
+  name: string | undefined,
+  flags: FunctionsFlags,
+  env: Record<string, string | undefined>,
+) {
+  if (!name) {
+    console.error("usage: tessera functions new NAME [--dir DIR]");
+    return 2;
+  }
+  const cwd = env.INIT_CWD ?? process.cwd();
+  let made;
+  try {
+    made = scaffoldFunction({ name, parent: resolve(cwd, flags.dir ?? ".") });
+  } catch (error) {
+    if (!(error instanceof ScaffoldError)) throw error;
+    console.error(`error: ${error.message}`);
+    return error.exitCode;
+  }
+  const shown = relative(cwd, made.folder) || ".";
+  console.log(`created ${shown}/`);
+  const width = Math.max(...made.files.map((file) => file.path.length));
+  for (const file of made.files) console.log(`  ${file.path.padEnd(width)}  ${file.what}`);
+  const next = [
+    [
+      `tessera functions serve ${shown}`,
+      "runs it on http://127.0.0.1:8000 against the server, reloading on save",
+    ],
+    [`(cd ${shown} && deno test)`, "its test, with a fake ctx"],
+    [`tessera functions deploy ${shown}`, "a new version on the server"],
+  ];
+  const column = Math.max(...next.map(([command]) => command!.length));
+  console.log("next:");
+  for (const [command, what] of next) console.log(`  ${command!.padEnd(column)}  ${what}`);
+  return 0;
+}
+
+/** `functions serve`: until SIGINT or SIGTERM. */
+async function serveUntilSignal(
+  dir: string,
+  port: number,
+  base: string,
+  key: string,
+  config: Config,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const remote = await connectRemote(base, key);
+  const served = await serveFunction({
+    dir,
+    hostname: config.host,
+    port,
+    remote,
+    config,
+    jsrUrl: env.TESSERA_JSR_URL,
+    print: (line) => console.log(line),
+  });
+  const who = String(remote.user.key_id ?? remote.user.type);
+  console.log(`listening on ${served.url} (ctx: ${base} as ${who}; reloads on save; ^C stops)`);
+  await new Promise<void>((done) => {
+    process.once("SIGINT", () => done());
+    process.once("SIGTERM", () => done());
+  });
+  await served.dispose();
+  return 0;
 }
 
 /** `--event`, `--cron`, `--timezone`, `--no-triggers` as a deploy's `triggers` (undefined: keep the serving ones). */

@@ -2,19 +2,20 @@
  * A development host for running a Tessera function under plain Deno, as
  * `wrangler dev` or `supabase functions serve` do for their platforms:
  *
- *   deno run --allow-net --allow-env --allow-read \
- *     --config examples/functions/overdue-reminder/deno.json \
- *     examples/functions/_shared/dev-host.ts examples/functions/overdue-reminder
+ *   cd examples/functions/overdue-reminder
+ *   deno run --allow-net --allow-env --allow-read ../_shared/dev-host.ts .
  *
+ * (`deno task example:overdue-reminder` from the repository's root.)
  * It gives the function what Tessera would: a `ctx` (also as the global `Tessera`)
- * whose `platform.fetch` answers from the folder's `dev-fixtures.json`, whose
- * `engines` keep state in memory, and it serves every handler style: `export
+ * (`createTestContext` of `tessera/testing`) whose `platform.fetch` answers from
+ * the folder's `dev-fixtures.json`, whose `engines` keep state in memory, and it serves every handler style: `export
  * default function (req, ctx)`, `export default { fetch(req, env, ctx) }`, or a
  * module that calls `Deno.serve` itself. The function's code is the same under
  * this host and under Tessera; only the context behind it differs. The address is
  * Deno's `DENO_SERVE_ADDRESS` (e.g. `tcp:127.0.0.1:8000`), default port 8000.
  */
-import type { EngineState, TesseraContext } from "./tessera.ts";
+import type { Context } from "tessera/types";
+import { createTestContext } from "tessera/testing";
 
 type Handler = (req: Request, ...rest: unknown[]) => Response | Promise<Response>;
 type Fixtures = Record<string, Array<Record<string, unknown>>>;
@@ -28,7 +29,8 @@ if (!dir) {
 }
 const base = new URL(dir.replace(/\/?$/, "/"), `file://${Deno.cwd()}/`);
 
-globalThis.Tessera = createDevContext(await readFixtures(base));
+const fixtures = await readFixtures(base);
+globalThis.Tessera = createTestContext({ platform: (request) => fakePlatform(fixtures, request) });
 const module = (await import(new URL(await findEntry(base), base).href)) as { default?: unknown };
 const handler = toHandler(module.default, globalThis.Tessera);
 if (handler) Deno.serve(handler);
@@ -53,7 +55,7 @@ async function findEntry(folder: URL): Promise<string> {
 }
 
 /** A default export becomes a handler; none means the module served itself with Deno.serve. */
-function toHandler(exported: unknown, ctx: TesseraContext): Handler | undefined {
+function toHandler(exported: unknown, ctx: Context): Handler | undefined {
   if (typeof exported === "function") return (req) => (exported as Handler)(req, ctx);
   const fetch = (exported as { fetch?: unknown } | undefined)?.fetch;
   if (typeof fetch === "function") {
@@ -71,31 +73,20 @@ async function readFixtures(folder: URL): Promise<Fixtures> {
   }
 }
 
-function createDevContext(fixtures: Fixtures): TesseraContext {
-  const engines = { finance: memoryState(), growth: memoryState(), talent: memoryState() };
-  return {
-    user: { id: "key_dev", kind: "full_access", scopes: ["*"] },
-    snapshot: null,
-    engines,
-    platform: { fetch: (path, init) => Promise.resolve(fakePlatform(fixtures, path, init)) },
-    waitUntil: (promise) => void promise.catch((error) => console.error("waitUntil:", error)),
-  };
-}
-
 /**
  * `GET /v1/<resource>` lists from the fixtures, in Tessera's list shape, filtered
  * by `status` (one value or a comma list); anything else is a 404 problem.
  */
-function fakePlatform(fixtures: Fixtures, path: string, init?: RequestInit): Response {
-  const url = new URL(path, "http://tessera.invalid");
+function fakePlatform(fixtures: Fixtures, request: Request): Response {
+  const url = new URL(request.url);
   const resource = /^\/v1\/([a-z_]+)$/.exec(url.pathname)?.[1];
   const rows = resource ? fixtures[resource] : undefined;
-  if ((init?.method ?? "GET") !== "GET" || !rows) {
+  if (request.method !== "GET" || !rows) {
     const problem = {
       type: "about:blank",
       title: "Not Found",
       status: 404,
-      detail: `no fixture for ${path}`,
+      detail: `no fixture for ${url.pathname}${url.search}`,
     };
     return Response.json(problem, { status: 404, headers: { "content-type": "application/problem+json" } });
   }
@@ -106,19 +97,4 @@ function fakePlatform(fixtures: Fixtures, path: string, init?: RequestInit): Res
     data: data.slice(0, perPage),
     meta: { total: data.length, page: 1, per_page: perPage },
   });
-}
-
-function memoryState(): EngineState {
-  const values = new Map<string, string>();
-  return {
-    get: (key) => Promise.resolve(values.has(key) ? JSON.parse(values.get(key)!) : null),
-    set: (key, value) => Promise.resolve(void values.set(key, JSON.stringify(value))),
-    list: (prefix = "") =>
-      Promise.resolve(
-        [...values.keys()]
-          .filter((key) => key.startsWith(prefix))
-          .sort()
-          .map((key) => ({ key, value: JSON.parse(values.get(key)!) as unknown })),
-      ),
-  };
 }

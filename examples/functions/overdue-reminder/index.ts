@@ -10,7 +10,7 @@
  *
  * Under plain Deno, `_shared/dev-host.ts` supplies the context from dev-fixtures.json.
  */
-import type { TesseraContext } from "../_shared/tessera.ts";
+import type { Context } from "tessera/types";
 
 interface Invoice {
   number: string;
@@ -22,7 +22,7 @@ interface Invoice {
 
 const STATE_PREFIX = "overdue-reminder:";
 
-export default async function (req: Request, ctx: TesseraContext): Promise<Response> {
+export default async function (req: Request, ctx: Context): Promise<Response> {
   if (req.method !== "GET" && req.method !== "POST") {
     return Response.json({ error: "use GET or POST" }, { status: 405, headers: { allow: "GET, POST" } });
   }

@@ -9,7 +9,7 @@
  *
  * Under plain Deno, `_shared/dev-host.ts` supplies the context.
  */
-import type { TesseraContext } from "../_shared/tessera.ts";
+import type { Context } from "tessera/types";
 
 interface PaidEvent {
   id: string;
@@ -17,7 +17,7 @@ interface PaidEvent {
   data: { object: { id: string; number: string; client: string; amount: number; currency: string } };
 }
 
-export default async function (req: Request, ctx: TesseraContext): Promise<Response> {
+export default async function (req: Request, ctx: Context): Promise<Response> {
   if (req.method !== "POST") {
     return Response.json(
       { error: "POST an invoice.paid event" },

@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, startServerProcess, type ServerProcess } from "../helpers/process.ts";
+
+/**
+ * `tessera functions serve DIR`: the real CLI process runs a folder in the isolate sandbox on a
+ * local port, with `ctx` reaching a real server process's data, and reloads on save.
+ */
+describe("tessera functions serve", { timeout: 120_000 }, () => {
+  const root = mkdtempSync(join(tmpdir(), "tessera-serve-"));
+  const fn = join(root, "greeter");
+  let server: ServerProcess;
+  let serve: ChildProcess;
+  let printed = "";
+  let url = "";
+  let key = "";
+
+  const write = (source: string) => writeFileSync(join(fn, "index.ts"), source);
+  const waitFor = async (what: RegExp, from = 0): Promise<RegExpExecArray> => {
+    for (let waited = 0; waited < 60_000; waited += 50) {
+      const match = what.exec(printed.slice(from));
+      if (match) return match;
+      if (serve.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`functions serve never printed ${what}:\n${printed}`);
+  };
+  /** Asks until the answer passes `until` (a save takes a moment to recompile). */
+  const askUntil = async (path: string, until: (body: string) => boolean): Promise<Response> => {
+    for (let tries = 0; ; tries++) {
+      const response = await fetch(`${url}${path}`);
+      const body = await response.clone().text();
+      if (until(body) || tries > 200) return response;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  beforeAll(async () => {
+    mkdirSync(join(root, "data"));
+    mkdirSync(fn);
+    write(`import type { Context } from "tessera/types";
+export default async function (req: Request, ctx: Context): Promise<Response> {
+  const visits = ((await ctx.engines.finance.get<number>("greeter:visits")) ?? 0) + 1;
+  await ctx.engines.finance.set("greeter:visits", visits);
+  const me = await (await ctx.platform.fetch("/v1/me")).json();
+  console.log("hello from v1");
+  return Response.json({ v: 1, path: new URL(req.url).pathname, visits, org: me.organization.id === ctx.organization_id, caller: ctx.user?.type });
+}
+`);
+    writeFileSync(join(fn, "deno.json"), "{}\n");
+    server = await startServerProcess({ TESSERA_DATA_DIR: join(root, "data") });
+    key = /sk_live_[0-9A-Za-z]+/.exec(server.output())?.[0] ?? "";
+    serve = spawn(
+      process.execPath,
+      ["--no-node-snapshot", BIN, "functions", "serve", fn, "--port", "0", "--url", server.url],
+      {
+        env: {
+          ...process.env,
+          LOG_LEVEL: "warn",
+          TESSERA_API_KEY: key,
+          TESSERA_DATA_DIR: join(root, "data"),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    serve.stdout!.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    serve.stderr!.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    url = (await waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (serve && serve.exitCode === null) {
+      const exited = new Promise((resolve) => serve.once("exit", resolve));
+      serve.kill("SIGTERM");
+      await exited;
+    }
+    await server?.stop("SIGKILL");
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("answers with ctx from the server: engine state, platform.fetch, the caller; prints the request and its console lines", async () => {
+    const response = await fetch(`${url}/hello?x=1`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ v: 1, path: "/hello", visits: 1, org: true, caller: "api_key" });
+    await waitFor(/log\s+req_\w+ hello from v1/);
+    await waitFor(/GET \/hello\?x=1 200 \d+ ms/);
+
+    // The state is the server's: the REST API sees what the function wrote.
+    const state = await fetch(`${server.url}/v1/engines/finance/state/greeter%3Avisits`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(((await state.json()) as { value: unknown }).value).toBe(1);
+  });
+
+  it("reloads on save: the next request gets the new code, and reads the folder's files as a deploy would", async () => {
+    const from = printed.length;
+    mkdirSync(join(fn, "static"));
+    writeFileSync(join(fn, "static", "greeting.txt"), "hej");
+    write(`export default async function (): Promise<Response> {
+  console.log("hello from v2");
+  const greeting = await Deno.readTextFile(new URL("./static/greeting.txt", import.meta.url));
+  return Response.json({ v: 2, greeting });
+}
+`);
+    const response = await askUntil("/", (body) => body.includes('"v":2'));
+    expect(await response.json()).toEqual({ v: 2, greeting: "hej" });
+    await waitFor(/reloaded \(index\.ts\) index\.ts \(v\d+/, from);
+    await waitFor(/hello from v2/, from);
+  });
+
+  it("answers 500 naming file:line:column while the folder does not compile, then serves the fixed save", async () => {
+    const from = printed.length;
+    write(`export default function (): Response {
+  return new Response("broken" +);
+}
+`);
+    const broken = await askUntil("/", (body) => body.includes("does not compile"));
+    expect(broken.status).toBe(500);
+    expect(broken.headers.get("content-type")).toBe("application/problem+json");
+    const problem = (await broken.json()) as { detail: string; errors: Array<{ message: string }> };
+    expect(problem.detail).toMatch(/does not compile: index\.ts:2:\d+: /);
+    await waitFor(/does not compile[^\n]*\n\s+\S*index\.ts:2:\d+: /, from);
+
+    write(`export default () => new Response("fixed");\n`);
+    const fixed = await askUntil("/", (body) => body === "fixed");
+    expect(fixed.status).toBe(200);
+    expect(await fixed.text()).toBe("fixed");
+  });
+});
