@@ -6,7 +6,7 @@ import { createCryptoHost } from "./subtle.ts";
 import type { FunctionFileSet } from "./function-files.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
-import type { GuestPlatform } from "./web-platform.ts";
+import type { GuestModule, GuestPlatform } from "./web-platform.ts";
 import {
   FetchCallSchema,
   OpCallSchema,
@@ -210,7 +210,7 @@ export async function createIsolateHost(
     const { op, args } = parseGuestOp(rawOp, raw, knownPairs);
     if (op === "random") return new Uint8Array(randomBytes(args[0] as number));
     if (op === "now") return performance.now() - originMs;
-    if (op === "module") return platform.modules.tr46;
+    if (op === "module") return platform.modules[args[0] as GuestModule];
     if (op === "file.read" || op === "file.stat" || op === "file.list") return fileOp(op, args[0] as string);
     const state = typeof slot === "number" ? requests.get(slot) : undefined;
     if (!state || state.ended) {

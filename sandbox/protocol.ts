@@ -191,7 +191,7 @@ export const GUEST_OPS = {
   fail: z.tuple([z.string()]),
   idle: z.tuple([]),
   call: z.tuple([z.number().int().positive(), z.enum(["fetch", "call", "crypto", "zlib"]), z.unknown()]),
-  module: z.tuple([z.enum(["tr46"])]),
+  module: z.tuple([z.enum(["tr46", "urlpattern"])]),
   // The function's deployed files (sandbox/function-files.ts): an absolute, normalized path.
   "file.read": z.tuple([FilePath]),
   "file.stat": z.tuple([FilePath]),

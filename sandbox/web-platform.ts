@@ -15,13 +15,16 @@ export interface GuestPlatform {
   hash: string;
   snapshot: IsolatedVM.ExternalCopy<ArrayBuffer>;
   /** Modules kept out of the snapshot, handed to a guest on first use (op "module"). */
-  modules: { tr46: string };
+  modules: Record<GuestModule, string>;
 }
 
 const ENTRY = fileURLToPath(new URL("./guest/index.ts", import.meta.url));
 /** whatwg-url uses TextEncoder/TextDecoder at module load: bundled modules get the platform's own. */
 const ENCODING = fileURLToPath(new URL("./guest/encoding.ts", import.meta.url));
 const LAZY_TR46 = "tessera-lazy-tr46";
+
+/** The modules a guest asks the host for on first use (op "module"), each a script whose completion value is its exports. */
+export type GuestModule = "tr46" | "urlpattern";
 /** Tessera's version (package.json), for the guest's `navigator.userAgent`; read when building. */
 const version = () =>
   (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
@@ -35,12 +38,18 @@ const version = () =>
  * sandbox).
  */
 export async function buildGuestPlatform(): Promise<GuestPlatform> {
-  const [code, tr46] = await Promise.all([
+  const [code, tr46, urlpattern] = await Promise.all([
     bundleCached("platform", bundle),
-    bundleCached("tr46", bundleTr46),
+    bundleCached("tr46", () => bundleModule("tr46", "__tessera_tr46")),
+    bundleCached("urlpattern", () => bundleModule("urlpattern-polyfill/urlpattern", "__tessera_urlpattern")),
   ]);
   const snapshot = ivm.Isolate.createSnapshot([{ code, filename: "tessera:platform.js" }]);
-  return { code, hash: createHash("sha256").update(code).digest("hex"), snapshot, modules: { tr46 } };
+  return {
+    code,
+    hash: createHash("sha256").update(code).digest("hex"),
+    snapshot,
+    modules: { tr46, urlpattern },
+  };
 }
 
 /**
@@ -82,17 +91,20 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
   }
 }
 
-/** tr46 and punycode as one script whose completion value is tr46's exports (see lazyTr46). */
-async function bundleTr46(): Promise<string> {
+/**
+ * A package as one script whose completion value is its exports, for a guest to evaluate on first
+ * use (tr46 with punycode, see lazyTr46; urlpattern-polyfill, see guest/urlpattern.ts).
+ */
+async function bundleModule(specifier: string, globalName: string): Promise<string> {
   const result = await esbuild.build({
     stdin: {
-      contents: 'module.exports = require("tr46");',
+      contents: `module.exports = require(${JSON.stringify(specifier)});`,
       resolveDir: fileURLToPath(new URL(".", import.meta.url)),
     },
     bundle: true,
     write: false,
     format: "iife",
-    globalName: "__tessera_tr46",
+    globalName,
     platform: "neutral",
     mainFields: ["module", "main"],
     target: "es2022",
@@ -100,7 +112,7 @@ async function bundleTr46(): Promise<string> {
     minifyWhitespace: true,
     minifySyntax: true,
   });
-  return `${result.outputFiles[0]!.text}\nreturn __tessera_tr46;`;
+  return `${result.outputFiles[0]!.text}\nreturn ${globalName};`;
 }
 
 async function bundle(): Promise<string> {

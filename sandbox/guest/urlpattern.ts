@@ -1,3 +1,5 @@
+import { hostSync } from "./bridge.ts";
+
 /**
  * URLPattern (WHATWG URL Pattern Standard) from urlpattern-polyfill, which runs the Web
  * Platform Tests' urlpatterntestdata.json (counts in the sandbox README). It canonicalizes
@@ -10,13 +12,8 @@
  */
 type URLPatternClass = (typeof import("urlpattern-polyfill/urlpattern"))["URLPattern"];
 
-/**
- * Required, not imported: the package's ESM build is one minified line ending in
- * `export{…}`, which the bundler's renaming pass (`longNames` in web-platform.ts) takes for
- * CommonJS; its CommonJS build is the same code. esbuild evaluates a required module on
- * the first call, so the polyfill's top level runs after boot, not in the snapshot.
- */
-declare const require: (id: "urlpattern-polyfill/urlpattern") => { URLPattern: URLPatternClass };
+/** Captured at startup, as lazyTr46 does (web-platform.ts): a guest may replace the global one. */
+const FunctionConstructor = Function as unknown as new (body: string) => () => unknown;
 
 const define = (target: object, value: unknown) =>
   Object.defineProperty(target, "URLPattern", {
@@ -27,20 +24,24 @@ const define = (target: object, value: unknown) =>
   });
 
 /**
- * The global's `URLPattern`: on first read it evaluates the polyfill and puts the class in
- * its own place (a data property, as the other globals are). Lazy because the polyfill
- * keeps one-character strings in module variables (the `"*"` of every wildcard component),
- * and a one-character string made in the snapshot comes back as another character (`"*"`
- * read as `"ý"`: the snapshot's sharp edge with one-character names, sandbox README). And a
- * function that never uses URLPattern is spared ~15 kB of heap.
+ * The global's `URLPattern`: on first read it asks the host for the polyfill (op "module", as tr46
+ * is loaded), evaluates it and puts the class in its own place (a data property, as the other
+ * globals are). Kept out of the snapshot: its ~21 kB of source would sit in every isolate's heap
+ * (the platform bundle is 234 kB without it, 255 kB with it), and few functions use it. Evaluated
+ * in the snapshot it broke besides: it keeps one-character strings in module variables (the `"*"`
+ * of every wildcard component), and a one-character string made in the snapshot comes back as
+ * another character (`"*"` read as `"ý"`: the snapshot's sharp edge with one-character names,
+ * sandbox README).
  */
 export const urlPatternGlobal: PropertyDescriptor = {
   configurable: true,
   enumerable: false,
   get(this: object): URLPatternClass {
-    const { URLPattern } = require("urlpattern-polyfill/urlpattern");
-    define(this, URLPattern);
-    return URLPattern;
+    const exports = new FunctionConstructor(hostSync("module", 0, "urlpattern") as string)() as {
+      URLPattern: URLPatternClass;
+    };
+    define(this, exports.URLPattern);
+    return exports.URLPattern;
   },
   set(this: object, value: unknown) {
     define(this, value);
