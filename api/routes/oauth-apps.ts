@@ -153,7 +153,7 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       responses: { 204: { description: "Deleted" }, ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
-      await deleteOAuthApp(deps.store, org(c), idParam(c, "oauth_app"));
+      await deleteOAuthApp(deps.store, deps.clock, org(c), idParam(c, "oauth_app"));
       return c.body(null, 204);
     },
   );

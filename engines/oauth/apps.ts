@@ -208,18 +208,6 @@ export async function rotateOAuthAppSecret(
   return { ...render(row!), client_secret: secret };
 }
 
-/** Deletes the app, its installations and every code, token and grant its client holds. */
-export async function deleteOAuthApp(db: Queryable | Store, orgId: string, id: string): Promise<void> {
-  await inTransaction(db, async (tx) => {
-    const [row] = await tx.query("DELETE FROM oauth_apps WHERE org_id = $1 AND id = $2 RETURNING client_id", [
-      orgId,
-      id,
-    ]);
-    if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
-    await tx.query("DELETE FROM oauth_records WHERE client_id = $1", [row.client_id]);
-  });
-}
-
 /** What the authorization server knows of an app (any organization's: the client id is global). */
 export interface OAuthClient {
   app: OAuthApp;

@@ -148,25 +148,68 @@ export async function disconnectInstallation(
 ): Promise<OAuthInstallation> {
   const now = clock.now();
   return inTransaction(db, async (tx) => {
-    const [locked] = await tx.query(
-      "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND id = $2 FOR UPDATE",
-      [orgId, id],
-    );
-    if (!locked) throw new AppError("not_found", `No such oauth_installation: '${id}'`);
-    await tx.query(
-      "UPDATE oauth_installations SET revoked_at = COALESCE(revoked_at, $3), updated_at = $3 WHERE org_id = $1 AND id = $2",
-      [orgId, id, now.toISOString()],
-    );
-    await revokeGrantRecords(tx, locked.grant_id as string);
-    const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
-    const installation = render(row!);
-    if (!locked.revoked_at) {
-      for (const target of eventOrgs(row!)) {
-        await recordEvents(tx, target, now, [{ type: "oauth_app.deauthorized", object: installation }]);
-      }
-    }
+    const installation = await disconnectWithin(tx, now, orgId, id);
+    if (!installation) throw new AppError("not_found", `No such oauth_installation: '${id}'`);
     return installation;
   });
+}
+
+/**
+ * Deletes an app (of `orgId`), its installations and every code, token and grant its client holds.
+ * Each live installation is disconnected first, as a Disconnect would: the organization that
+ * installed it and the app's own hear `oauth_app.deauthorized`, in the same transaction.
+ */
+export async function deleteOAuthApp(
+  db: Queryable | Store,
+  clock: Clock,
+  orgId: string,
+  id: string,
+): Promise<void> {
+  const now = clock.now();
+  await inTransaction(db, async (tx) => {
+    const [app] = await tx.query(
+      "SELECT client_id FROM oauth_apps WHERE org_id = $1 AND id = $2 FOR UPDATE",
+      [orgId, id],
+    );
+    if (!app) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+    // Installations are other organizations' rows: found by the app, each acted on in its own org.
+    const live = await tx.query(
+      "SELECT org_id, id FROM oauth_installations WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at",
+      [id],
+    );
+    for (const installation of live) {
+      await disconnectWithin(tx, now, installation.org_id as string, installation.id as string);
+    }
+    await tx.query("DELETE FROM oauth_apps WHERE org_id = $1 AND id = $2", [orgId, id]);
+    await tx.query("DELETE FROM oauth_records WHERE client_id = $1", [app.client_id]);
+  });
+}
+
+/** One installation disconnected inside `tx` (undefined when there is none): see disconnectInstallation. */
+async function disconnectWithin(
+  tx: Queryable,
+  now: Date,
+  orgId: string,
+  id: string,
+): Promise<OAuthInstallation | undefined> {
+  const [locked] = await tx.query(
+    "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND id = $2 FOR UPDATE",
+    [orgId, id],
+  );
+  if (!locked) return undefined;
+  await tx.query(
+    "UPDATE oauth_installations SET revoked_at = COALESCE(revoked_at, $3), updated_at = $3 WHERE org_id = $1 AND id = $2",
+    [orgId, id, now.toISOString()],
+  );
+  await revokeGrantRecords(tx, locked.grant_id as string);
+  const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
+  const installation = render(row!);
+  if (!locked.revoked_at) {
+    for (const target of eventOrgs(row!)) {
+      await recordEvents(tx, target, now, [{ type: "oauth_app.deauthorized", object: installation }]);
+    }
+  }
+  return installation;
 }
 
 /** The grant and granting member of the organization's live installation of an app, if any. */

@@ -350,6 +350,34 @@ describe.each(storeKinds())("OAuth 2.0 on $name", (kind) => {
     expect(write.status).toBe(403);
   });
 
+  it("deletes an app: every installation is disconnected, both organizations hear oauth_app.deauthorized", async () => {
+    const publisher = await t.newOrg();
+    const theirs = await registerApp(t, publisher, { scopes: ["finance:read"] });
+    const tokens = await authorize({ app: theirs, scope: "finance:read" });
+    expect((await api("GET", "/v1/invoices", tokens.access_token)).status).toBe(200);
+    const installed = await t.request("GET", "/v1/oauth_installations", { key: org.key });
+    const installation = installed.body.data.find((row: { app: { id: string } }) => row.app.id === theirs.id);
+    expect(installation).toBeDefined();
+
+    const deleted = await t.request("DELETE", `/v1/oauth_apps/${theirs.id}`, { key: publisher.key });
+    expect(deleted.status).toBe(204);
+    await expectInvalidToken(tokens.access_token);
+    const after = await t.request("GET", "/v1/oauth_installations", { key: org.key });
+    expect(after.body.data.some((row: { id: string }) => row.id === installation.id)).toBe(false);
+    for (const who of [org, publisher]) {
+      const events = await t.request("GET", "/v1/events?type=oauth_app.deauthorized", { key: who.key });
+      expect(
+        events.body.data.filter(
+          (event: { data: { object: { id: string } } }) => event.data.object.id === installation.id,
+        ),
+      ).toHaveLength(1);
+    }
+    // Deleting it again: nothing is left.
+    expect((await t.request("DELETE", `/v1/oauth_apps/${theirs.id}`, { key: publisher.key })).status).toBe(
+      404,
+    );
+  });
+
   it("finds another organization's object as 404 with a token of this one", async () => {
     const other = await t.newOrg();
     const theirs = await t.request("POST", "/v1/invoices", {
