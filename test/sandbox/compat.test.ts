@@ -52,6 +52,9 @@ const DENO = new Map([
 ]);
 
 const LIMITS: SandboxLimits = { memoryLimitMb: 128, cpuTimeLimitMs: 5_000, wallTimeLimitMs: 20_000 };
+/** The Node.js line the README's table was measured on (scripts/compat-table.ts run by hand). */
+const TABLE_NODE_MAJOR = 20;
+
 let host: IsolateHost;
 let measured: ProbeResult;
 beforeAll(async () => {
@@ -67,11 +70,16 @@ describe("the README's compatibility table, Tessera's column", () => {
   });
 
   it("has every WinterTC name it marks yes working in an isolate, and none it marks otherwise", () => {
+    // The table is measured on Node.js 20 (isolated-vm 5's V8). A newer line's V8 may have more
+    // (WebAssembly.JSTag on Node 24), never less: there only the names marked yes are held to it.
+    const measuredLine = Number(process.versions.node.split(".")[0]) === TABLE_NODE_MAJOR;
     const wrong = [...WINTERTC].flatMap(([name, claimed]) => {
       const now = measured.wintertc[name] ?? "not probed";
       if (claimed === "yes")
         return now === "yes" ? [] : [`${name}: README says yes, the isolate says ${now}`];
-      return now === "yes" ? [`${name}: README says ${claimed}, yet it works: regenerate the table`] : [];
+      return now === "yes" && measuredLine
+        ? [`${name}: README says ${claimed}, yet it works: regenerate the table`]
+        : [];
     });
     expect(wrong).toEqual([]);
   });
