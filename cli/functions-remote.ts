@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENGINES } from "../engines/index.ts";
+import { ENGINE_OPS } from "../runtime/index.ts";
 import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
 import { describeFailure, type ApiAnswer } from "./functions.ts";
 
@@ -29,22 +29,6 @@ const MeSchema = z.object({
   organization: z.object({ id: z.string(), name: z.string() }),
   credential: z.looseObject({ type: z.string(), scopes: z.array(z.string()) }),
 });
-
-const Key = z.string().min(1).max(512);
-const Engine = z.enum(ENGINES);
-const OPS = {
-  "engines.get": z.object({ engine: Engine, key: Key }).strict(),
-  "engines.set": z.object({ engine: Engine, key: Key, value: z.unknown() }).strict(),
-  "engines.delete": z.object({ engine: Engine, key: Key }).strict(),
-  "engines.list": z
-    .object({
-      engine: Engine,
-      prefix: z.string().max(512).optional(),
-      cursor: z.string().max(1024).nullable().optional(),
-      limit: z.number().int().min(1).max(1000).optional(),
-    })
-    .strict(),
-};
 
 /** Asks the server who the key is; throws with the server's problem when it refuses. */
 export async function connectRemote(base: string, key: string): Promise<RemoteContext> {
@@ -96,7 +80,7 @@ export async function connectRemote(base: string, key: string): Promise<RemoteCo
       };
     },
     async call(op, args) {
-      const schema = OPS[op as keyof typeof OPS];
+      const schema = ENGINE_OPS[op as keyof typeof ENGINE_OPS];
       if (!schema) throw new Error(`unknown operation '${op}'`);
       const parsed = schema.safeParse(args);
       if (!parsed.success) {

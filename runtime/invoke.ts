@@ -180,7 +180,8 @@ export function invocationPrincipalOf(request: Request): KeyPrincipal | undefine
 
 const EngineSchema = z.enum(ENGINES);
 const KeySchema = z.string().min(1).max(512);
-const OPS = {
+/** `ctx.engines.<engine>.get/set/delete/list` as the guest sends them (`functions serve` checks them the same way). */
+export const ENGINE_OPS = {
   "engines.get": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
   "engines.set": z.object({ engine: EngineSchema, key: KeySchema, value: z.unknown() }).strict(),
   "engines.delete": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
@@ -563,8 +564,8 @@ function callerOf(principal: KeyPrincipal): Record<string, unknown> {
 }
 
 async function callOp(op: string, args: unknown, orgId: string, state: EngineStateAccess): Promise<unknown> {
-  if (!(op in OPS)) throw new AppError("invalid_request", `unknown operation '${op}'`);
-  const parsed = OPS[op as keyof typeof OPS].safeParse(args);
+  if (!(op in ENGINE_OPS)) throw new AppError("invalid_request", `unknown operation '${op}'`);
+  const parsed = ENGINE_OPS[op as keyof typeof ENGINE_OPS].safeParse(args);
   if (!parsed.success) {
     throw new AppError(
       "invalid_request",

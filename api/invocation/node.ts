@@ -69,18 +69,7 @@ async function serveNode(
     status = response.status;
     await write(res, method, response, { "x-request-id": requestId, ...outcome.headers });
   } catch (error) {
-    const problem = problemParts(asAppError(error, requestId, deps.log), requestId);
-    status = problem.status;
-    if (res.headersSent) res.destroy();
-    else {
-      res.writeHead(status, {
-        ...outcome.headers,
-        ...problem.headers,
-        "x-request-id": requestId,
-        "content-length": Buffer.byteLength(problem.body),
-      });
-      res.end(problem.body);
-    }
+    status = writeProblem(res, error, requestId, outcome.headers, deps.log);
   } finally {
     const seconds = (performance.now() - started) / 1000;
     recordRequest(deps, {
@@ -92,6 +81,33 @@ async function serveNode(
       org: outcome.principal?.orgId,
     });
   }
+}
+
+/**
+ * An invocation's failure as its problem+json answer (a response already under way is cut off
+ * instead). Returns the problem's status, for the request log. The upgrade path (upgrade.ts)
+ * answers a refused upgrade the same way.
+ */
+export function writeProblem(
+  res: ServerResponse,
+  error: unknown,
+  requestId: string,
+  headers: Record<string, string>,
+  log: Logger,
+): number {
+  const problem = problemParts(asAppError(error, requestId, log), requestId);
+  if (res.headersSent) {
+    res.destroy();
+    return problem.status;
+  }
+  res.writeHead(problem.status, {
+    ...headers,
+    ...problem.headers,
+    "x-request-id": requestId,
+    "content-length": Buffer.byteLength(problem.body),
+  });
+  res.end(problem.body);
+  return problem.status;
 }
 
 /**

@@ -5,10 +5,9 @@ import { AppError } from "../../core/index.ts";
 import type { UpgradeHandshake } from "../../runtime/index.ts";
 import { requestIdFrom } from "../middleware/request-id.ts";
 import { recordRequest } from "../observe.ts";
-import { asAppError, problemParts } from "../problem.ts";
 import { headersFromNode } from "./headers.ts";
 import { matchInvocation, type InvocationTarget } from "./match.ts";
-import { write, type NodeInvocationDeps } from "./node.ts";
+import { write, writeProblem, type NodeInvocationDeps } from "./node.ts";
 import { serveInvocation, type InvocationOutcome, type InvocationRunner } from "./serve.ts";
 
 /**
@@ -138,19 +137,8 @@ async function serveUpgrade(
       });
     }
   } catch (error) {
-    const problem = problemParts(asAppError(error, requestId, deps.log), requestId);
-    status = problem.status;
     res ??= responseOn(req, socket);
-    if (res.headersSent) socket.destroy();
-    else {
-      res.writeHead(status, {
-        ...outcome.headers,
-        ...problem.headers,
-        "x-request-id": requestId,
-        "content-length": Buffer.byteLength(problem.body),
-      });
-      res.end(problem.body);
-    }
+    status = writeProblem(res, error, requestId, outcome.headers, deps.log);
   } finally {
     recordRequest(deps, {
       requestId,

@@ -1,7 +1,7 @@
 import { editDistance } from "../tools/lookup.ts";
 import { findDates, type DateFinding } from "./dates.ts";
 import { findEntities, type Entities } from "./entities.ts";
-import { CUE_WORDS } from "./intents.ts";
+import { CUE_WORDS } from "./cues.ts";
 import { lowerSameLength, normalize, stem, type Normalized } from "./normalize.ts";
 import { STOPWORDS } from "./stopwords.ts";
 import type { Facet, Slots } from "./types.ts";

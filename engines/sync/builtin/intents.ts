@@ -1,7 +1,6 @@
 import type { Analysis } from "./analysis.ts";
-import { FINANCE_RULES } from "./rules-finance.ts";
-import { GROWTH_RULES } from "./rules-growth.ts";
-import { TALENT_RULES } from "./rules-talent.ts";
+import { RULES } from "./cues.ts";
+import type { ReadIntent } from "./rule.ts";
 
 /**
  * Which question a message asks, scored rather than matched: each intent lists the cues that
@@ -11,47 +10,6 @@ import { TALENT_RULES } from "./rules-talent.ts";
  * dropped) and features of the analysis ("@invoice_ref", "@ahead", "@count"). Word order does
  * not matter, synonyms add up, and a cue that points elsewhere weighs negative.
  */
-
-export const READ_INTENTS = [
-  "overdue",
-  "due_soon",
-  "outstanding",
-  "revenue",
-  "invoices",
-  "invoice_detail",
-  "top_clients",
-  "contact_detail",
-  "contacts",
-  "pipeline",
-  "deals",
-  "communications",
-  "candidates",
-  "candidate_detail",
-  "skills_verified",
-  "skills",
-  "snapshot",
-  "search",
-  "products",
-  "payments",
-  "help",
-] as const;
-export type ReadIntent = (typeof READ_INTENTS)[number];
-
-export interface Rule {
-  intent: ReadIntent;
-  /** Every group must have a cue present. */
-  needs: readonly (readonly string[])[];
-  cues: Readonly<Record<string, number>>;
-}
-
-const RULES: readonly Rule[] = [...FINANCE_RULES, ...GROWTH_RULES, ...TALENT_RULES];
-
-/** Every word a cue names: the typo pass corrects towards them, and they are never names. */
-export const CUE_WORDS: ReadonlySet<string> = new Set(
-  RULES.flatMap((rule) => [...Object.keys(rule.cues), ...rule.needs.flat()])
-    .filter((cue) => !/^[@~]/.test(cue))
-    .flatMap((cue) => cue.replace(/^=/, "").split(" ")),
-);
 
 export function hasCue(analysis: Analysis, cue: string): boolean {
   if (cue.startsWith("@")) return analysis.features.has(cue);

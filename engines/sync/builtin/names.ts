@@ -4,7 +4,7 @@ import { editDistance } from "../tools/lookup.ts";
 import type { ResourceName } from "../tools/resources.ts";
 import { str } from "./answers.ts";
 import { Refusal, type PlanContext } from "./context.ts";
-import { CUE_WORDS } from "./intents.ts";
+import { CUE_WORDS } from "./cues.ts";
 import { fold, type Token } from "./normalize.ts";
 import { STOPWORDS } from "./stopwords.ts";
 import { VOCABULARY_WORDS } from "./vocabulary.ts";

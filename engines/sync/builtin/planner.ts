@@ -3,9 +3,10 @@ import type { HistoryTurn, PlanOutcome, Planner, PlannerTurn } from "../planner.
 import { analyze, slotsOf, type Analysis } from "./analysis.ts";
 import { createContext, Refusal, type Engine, type PlanContext } from "./context.ts";
 import { asksAgain, followUp, mergedSlots, withoutEarlier } from "./follow-ups.ts";
-import { candidateDetail, candidates } from "./handlers/candidates.ts";
+import { candidates } from "./handlers/candidates.ts";
 import { communications } from "./handlers/communications.ts";
-import { contactDetail, contacts } from "./handlers/contacts.ts";
+import { contacts } from "./handlers/contacts.ts";
+import { candidateDetail, contactDetail } from "./handlers/people.ts";
 import { deals, pipeline } from "./handlers/deals.ts";
 import { invoiceDetail, invoices, topClients } from "./handlers/invoices.ts";
 import { dueSoon, outstanding, overdue } from "./handlers/invoices-due.ts";
@@ -14,7 +15,8 @@ import { payments, revenue } from "./handlers/payments.ts";
 import { lookup } from "./handlers/records.ts";
 import { skills, skillsVerified } from "./handlers/skills.ts";
 import { help } from "./help.ts";
-import { classify, READ_INTENTS, type ReadIntent } from "./intents.ts";
+import { classify } from "./intents.ts";
+import { READ_INTENTS, type ReadIntent } from "./rule.ts";
 import { MemorySchema, type Answer, type Memory } from "./types.ts";
 import { detectWrite, runWrite, type WriteKind } from "./writes.ts";
 

@@ -1,4 +1,4 @@
-import type { Rule } from "./intents.ts";
+import type { Rule } from "./rule.ts";
 
 /** The cues of finance questions: overdue and due invoices, what is owed, revenue, invoices, clients, products, payments. */
 export const FINANCE_RULES: readonly Rule[] = [

@@ -1,4 +1,4 @@
-import type { Rule } from "./intents.ts";
+import type { Rule } from "./rule.ts";
 
 /** The cues of growth questions: a contact, contacts per stage, the pipeline, deals, communications. */
 export const GROWTH_RULES: readonly Rule[] = [

@@ -1,4 +1,4 @@
-import type { Rule } from "./intents.ts";
+import type { Rule } from "./rule.ts";
 
 /** The cues of talent questions (candidates, skills) and of the general ones: the snapshot, search, help. */
 export const TALENT_RULES: readonly Rule[] = [

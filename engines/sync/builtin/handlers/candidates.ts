@@ -7,7 +7,6 @@ import { countPer, inOrder } from "../counts.ts";
 import { nameSpans, resolveName } from "../names.ts";
 import { alsoMatching, recordSubject, remember } from "../subjects.ts";
 import type { Answer } from "../types.ts";
-import { contactAnswer } from "./contacts.ts";
 import { skills } from "./skills.ts";
 
 /** Candidates: the hiring funnel per status, who is in a status, one candidate with their skills. */
@@ -113,24 +112,6 @@ export function candidateCard(candidate: Rec): string[] {
     `Source: ${str(candidate.source) || "—"}`,
     `Applied: ${day(candidate.applied_at)}`,
   ];
-}
-
-export async function candidateDetail(ctx: PlanContext): Promise<Answer | null> {
-  const spans = nameSpans(ctx);
-  const kept = ctx.followUp && spans.length === 0 ? ctx.slots.subject : undefined;
-  let candidate: Rec;
-  let also = "";
-  if (kept?.resource === "candidates") {
-    candidate = (await ctx.read<{ record: Rec }>("get_record", { resource: "candidates", id: kept.id }))
-      .record;
-  } else {
-    const resolved = await resolveName(ctx, ["candidates", "contacts"], { spans, optional: true });
-    if (!resolved) return null;
-    if (resolved.resource === "contacts") return contactAnswer(ctx, resolved.record, alsoMatching(resolved));
-    candidate = resolved.record;
-    also = alsoMatching(resolved);
-  }
-  return candidateAnswer(ctx, candidate, also);
 }
 
 export async function candidateAnswer(ctx: PlanContext, candidate: Rec, also = ""): Promise<Answer> {

@@ -5,12 +5,11 @@ import { bullets, contactLine, itemsOf, plural, str } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
 import { countPer } from "../counts.ts";
 import { hasCue } from "../intents.ts";
-import { nameSpans, resolveName } from "../names.ts";
-import { alsoMatching, recordSubject, remember } from "../subjects.ts";
+import { nameSpans } from "../names.ts";
+import { recordSubject, remember } from "../subjects.ts";
 import type { Answer } from "../types.ts";
-import { candidateAnswer } from "./candidates.ts";
 
-/** Contacts: one person's details by name, and how many there are per lifecycle stage. */
+/** Contacts: one contact's answer (people.ts finds whom a name means), and how many there are per lifecycle stage. */
 
 type Rec = Record<string, unknown>;
 const STAGE_PLURALS: Record<string, string> = {
@@ -58,20 +57,6 @@ export function contactCard(contact: Rec): string {
   const tags = contact.tags as string[] | undefined;
   if (tags && tags.length > 0) lines.push(`Tags: ${tags.join(", ")}`);
   return `**${String(contact.name)}**\n\n${bullets(lines)}`;
-}
-
-export async function contactDetail(ctx: PlanContext): Promise<Answer | null> {
-  const spans = nameSpans(ctx);
-  const kept = ctx.followUp && spans.length === 0 ? ctx.slots.subject : undefined;
-  if (kept?.resource === "contacts") {
-    const { record } = await ctx.read<{ record: Rec }>("get_record", { resource: "contacts", id: kept.id });
-    return contactAnswer(ctx, record, "");
-  }
-  const resolved = await resolveName(ctx, ["contacts", "candidates"], { spans, optional: true });
-  if (!resolved) return null;
-  if (resolved.resource === "candidates")
-    return candidateAnswer(ctx, resolved.record, alsoMatching(resolved));
-  return contactAnswer(ctx, resolved.record, alsoMatching(resolved));
 }
 
 export function contactAnswer(ctx: PlanContext, contact: Rec, also: string): Answer {
