@@ -19,7 +19,8 @@ import {
 import { nextClaimable, type Queryable, type Row, type Store } from "../store/index.ts";
 import type { RunRow } from "./function-rows.ts";
 import type { RunStatus } from "./function-schemas.ts";
-import type { FunctionInvoker, FunctionResponse } from "./invoke.ts";
+import type { FunctionResponse } from "./invocation-scope.ts";
+import type { FunctionInvoker } from "./invoke.ts";
 import {
   claimDueRuns,
   recordRunFailed,

@@ -4,6 +4,7 @@ export * from "./compile.ts";
 export * from "./function-schemas.ts";
 export * from "./functions.ts";
 export { renderFunction, renderRun } from "./function-rows.ts";
+export * from "./invocation-scope.ts";
 export * from "./invoke.ts";
 export * from "./outbound.ts";
 export { connectSocket, linkSocket, type UpgradeHandshake } from "./websocket.ts";

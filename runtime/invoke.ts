@@ -1,23 +1,24 @@
-import { z } from "zod";
+import { AppError, HOP_BY_HOP_HEADERS, isAppError, type Logger, type SecretBox } from "../core/index.ts";
+import { isOAuthPrincipal, type KeyPrincipal } from "../engines/index.ts";
 import {
-  AppError,
-  HOP_BY_HOP_HEADERS,
-  isAppError,
-  newId,
-  type Clock,
-  type FunctionConfig,
-  type FunctionLimits,
-  type Logger,
-  type Plan,
-  type SecretBox,
-} from "../core/index.ts";
-import { ENGINES, isOAuthPrincipal, type KeyPrincipal } from "../engines/index.ts";
-import type { FunctionKey } from "../sandbox/index.ts";
-import { createFunctionFileSet } from "../sandbox/index.ts";
+  createFunctionFileSet,
+  type FunctionKey,
+  type IsolatePool,
+  type LoadedFunction,
+} from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import { selectSealedSecrets } from "./function-queries.ts";
 import { parseLimits } from "./function-rows.ts";
-import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
+import type { FunctionLogLevel } from "./function-schemas.ts";
+import {
+  InvocationScope,
+  UpgradeScope,
+  type ActiveFunction,
+  type FunctionResponse,
+  type IncomingInvocation,
+  type ScopeDeps,
+  type PendingUpgrade,
+} from "./invocation-scope.ts";
 import {
   findServing,
   saveCachedData,
@@ -25,87 +26,13 @@ import {
   selectProgram,
   type ServingRow,
 } from "./invoke-queries.ts";
-import { insertLogLines } from "./log-queries.ts";
-import type { OutboundFetch } from "./outbound.ts";
-import { linkSocket, type UpgradeHandshake } from "./websocket.ts";
-import type {
-  HostSocket,
-  IsolatePool,
-  InvocationIO,
-  LoadedFunction,
-  OutboundRequest,
-  OutboundResponse,
-  SocketEvents,
-  SocketUpgrade,
-} from "../sandbox/index.ts";
+import type { UpgradeHandshake } from "./websocket.ts";
 
-/** Engine state as functions reach it (`ctx.engines.<engine>`); the API's `/v1/engines/{engine}/state` is the same store. */
-export interface EngineStateAccess {
-  get(orgId: string, engine: string, key: string): Promise<{ value: unknown } | null>;
-  set(orgId: string, engine: string, key: string, value: unknown): Promise<unknown>;
-  delete(orgId: string, engine: string, key: string): Promise<boolean>;
-  list(
-    orgId: string,
-    engine: string,
-    options: { prefix?: string; cursor?: string; limit: number },
-  ): Promise<{ entries: Array<{ key: string; value: unknown }>; nextCursor: string | null }>;
-}
-
-export interface InvokerOptions {
-  store: Store;
-  clock: Clock;
+export interface InvokerOptions extends ScopeDeps {
   box: SecretBox;
-  config: FunctionConfig;
-  log: Logger;
   pool: IsolatePool;
-  outbound: OutboundFetch;
-  engineState: EngineStateAccess;
   /** The organization's latest intelligence snapshot, or null before the first. */
   latestSnapshot: (orgId: string) => Promise<unknown>;
-  /** The REST API in-process (`ctx.platform.fetch`): the app's own `fetch`. */
-  platformFetch: (request: Request) => Promise<Response>;
-}
-
-/** The deployment a request is served by. */
-export interface ActiveFunction {
-  orgId: string;
-  /** The organization's plan: anonymous calls to a public function count against its rate limit. */
-  plan: Plan;
-  functionId: string;
-  name: string;
-  version: number;
-  auth: FunctionAuth;
-  limits: FunctionLimits;
-  /** Changes when secrets change, so a warm isolate never serves stale `Deno.env`. */
-  revision: string;
-}
-
-export interface IncomingInvocation {
-  requestId: string;
-  method: string;
-  /** The original public URL. */
-  url: string;
-  headers: Array<[string, string]>;
-  body: Uint8Array | null;
-  /** The authenticated caller; undefined for an anonymous call to a public function. */
-  principal: KeyPrincipal | undefined;
-  /** The caller's `Authorization` header, used by `ctx.platform.fetch` (never shown to the function). */
-  authorization: string | undefined;
-  /** How many invocations deep this one is (a function calling the API that calls a function). */
-  depth: number;
-}
-
-/**
- * A function's answer, framework-neutral: the API's adapters write it to Node's response
- * or wrap it in a Fetch `Response`. Hop-by-hop headers are gone; HEAD and the null-body
- * statuses have no body; a streamed body errors past the response size limit.
- */
-export interface FunctionResponse {
-  status: number;
-  statusText: string;
-  headers: Array<[string, string]>;
-  /** A string when the function answered with text (JSON included): written as UTF-8. */
-  body: Uint8Array | string | ReadableStream<Uint8Array> | null;
 }
 
 export interface FunctionInvoker {
@@ -135,10 +62,6 @@ export interface FunctionInvoker {
   forgetSnapshot(orgId: string): void;
 }
 
-/** Nested invocations allowed (function → API → function …). */
-export const MAX_INVOCATION_DEPTH = 3;
-const MAX_LOG_LINES = 1_000;
-const MAX_LOG_LINE_CHARS = 8_192;
 const RESOLVE_TTL_MS = 1_000;
 /** How long a node may serve an organization's snapshot before reading the latest again. */
 const SNAPSHOT_TTL_MS = 10_000;
@@ -149,51 +72,6 @@ const endToEnd = ([name]: [string, string]) => {
   const lower = name.toLowerCase();
   return !HOP_BY_HOP_HEADERS.has(lower) && lower !== "content-length";
 };
-
-/**
- * A request a function made through `ctx.platform.fetch`: a `Request` that carries how many
- * invocations deep it is and, when there is no credential to forward (a trigger run acts as
- * the key that deployed the function, whose secret is not kept), the caller it acts as. Only
- * this process makes one (a function's own requests arrive as bytes), so nothing a function
- * sends can claim either: the API reads them with `instanceof`.
- */
-export class PlatformRequest extends Request {
-  constructor(
-    url: URL,
-    init: RequestInit,
-    readonly depth: number,
-    readonly principal: KeyPrincipal | undefined,
-  ) {
-    super(url, init);
-  }
-}
-
-/** How many invocations deep a request is (0: it came from outside). */
-export function invocationDepthOf(request: Request): number {
-  return request instanceof PlatformRequest ? request.depth : 0;
-}
-
-/** The caller an in-process request acts as, when it carries one (see `PlatformRequest`). */
-export function invocationPrincipalOf(request: Request): KeyPrincipal | undefined {
-  return request instanceof PlatformRequest ? request.principal : undefined;
-}
-
-const EngineSchema = z.enum(ENGINES);
-const KeySchema = z.string().min(1).max(512);
-/** `ctx.engines.<engine>.get/set/delete/list` as the guest sends them (`functions serve` checks them the same way). */
-export const ENGINE_OPS = {
-  "engines.get": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
-  "engines.set": z.object({ engine: EngineSchema, key: KeySchema, value: z.unknown() }).strict(),
-  "engines.delete": z.object({ engine: EngineSchema, key: KeySchema }).strict(),
-  "engines.list": z
-    .object({
-      engine: EngineSchema,
-      prefix: z.string().max(512).optional(),
-      cursor: z.string().max(1024).nullable().optional(),
-      limit: z.number().int().min(1).max(1000).optional(),
-    })
-    .strict(),
-} as const;
 
 export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker {
   const { store, box, config, pool, clock } = options;
@@ -363,114 +241,6 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   }
 }
 
-/** An upgrade under way: the API's handshake, and the release of its place among the function's sockets. */
-interface PendingUpgrade {
-  handshake: UpgradeHandshake;
-  release: () => void;
-  accepted: boolean;
-}
-
-/**
- * What one invocation may reach (`InvocationIO`): its console lines (kept, then saved when
- * it finishes), outbound and platform fetch (counted against the subrequest limit), engine
- * state and the snapshot. One object per invocation, its behaviour on the prototype.
- */
-class InvocationScope implements InvocationIO {
-  #lines: Array<{ level: FunctionLogLevel; message: string }> = [];
-  #dropped = 0;
-  #subrequests = 0;
-  // Made on first use: an AbortSignal costs more than the rest of a trivial invocation.
-  #deadline: AbortSignal | undefined;
-
-  constructor(
-    readonly options: InvokerOptions,
-    readonly fn: ActiveFunction,
-    readonly request: IncomingInvocation,
-    readonly snapshotValue: unknown,
-  ) {}
-
-  fetch(outbound: OutboundRequest, via: "network" | "platform"): Promise<OutboundResponse> {
-    const { config } = this.options;
-    if (++this.#subrequests > config.maxSubrequests) {
-      return Promise.reject(
-        new AppError("invalid_request", `fetch: at most ${config.maxSubrequests} subrequests per invocation`),
-      );
-    }
-    if (via === "platform")
-      return platformFetch(outbound, this.request, this.options, config.maxResponseBytes);
-    this.#deadline ??= AbortSignal.timeout(this.fn.limits.wall_time_ms);
-    return this.options.outbound(outbound, this.#deadline);
-  }
-
-  call(op: string, args: unknown): Promise<unknown> {
-    return callOp(op, args, this.fn.orgId, this.options.engineState);
-  }
-
-  snapshot(): unknown {
-    return this.snapshotValue;
-  }
-
-  log(level: FunctionLogLevel, message: string): void {
-    if (this.#lines.length >= MAX_LOG_LINES) return void this.#dropped++;
-    this.#lines.push({
-      level,
-      message: message.length > MAX_LOG_LINE_CHARS ? `${message.slice(0, MAX_LOG_LINE_CHARS)}…` : message,
-    });
-  }
-
-  /** Saves the kept lines (once the invocation is over). */
-  flush(): Promise<void> {
-    return flushLogs(this.options, this.fn, this.request.requestId, this.#lines, this.#dropped);
-  }
-
-  /** `new WebSocket(url)`: a subrequest, through the outbound address guard; closed when the request ends. */
-  connect(url: string, protocols: string[], events: SocketEvents): HostSocket {
-    const { config } = this.options;
-    if (++this.#subrequests > config.maxSubrequests) {
-      throw new AppError(
-        "invalid_request",
-        `WebSocket: at most ${config.maxSubrequests} subrequests per invocation (fetch and WebSocket)`,
-      );
-    }
-    const connect = this.options.outbound.connect;
-    if (!connect) throw new AppError("invalid_request", "WebSocket: outbound connections are not available");
-    return connect(url, protocols, events, this.fn.limits.wall_time_ms);
-  }
-}
-
-/**
- * A request that arrived as a WebSocket upgrade (`FunctionInvoker.upgrade`): the sandbox finds
- * `upgrade` on it and completes the handshake through it when the function accepts.
- *
- * The socket's lifetime: TESSERA_FUNCTION_WS_MAX_LIFETIME_MS (1 h by default) replaces the
- * request's wall-time limit once the socket is open, as Deno Deploy lets sockets live: a
- * WebSocket is long-lived by nature, and what bounds an isolate's work on it is the CPU limit
- * of each entry. 0 keeps the wall-time limit for the socket too (Supabase's choice: the
- * worker's wall clock bounds it), for operators who want every request short.
- */
-class UpgradeScope extends InvocationScope {
-  readonly upgrade: SocketUpgrade;
-
-  constructor(
-    options: InvokerOptions,
-    fn: ActiveFunction,
-    request: IncomingInvocation,
-    snapshotValue: unknown,
-    pending: PendingUpgrade,
-  ) {
-    super(options, fn, request, snapshotValue);
-    const limits = { maxMessageBytes: options.config.wsMaxMessageBytes };
-    this.upgrade = {
-      lifetimeMs: options.config.wsMaxLifetimeMs,
-      accept(protocol, events) {
-        const ws = pending.handshake.accept(protocol);
-        pending.accepted = true;
-        return linkSocket(ws, events, limits, pending.release);
-      },
-    };
-  }
-}
-
 /**
  * The isolate pool's `onCachedData`: keeps the V8 code cache a first boot produced with
  * its deployment, tagged with the V8 build (a cache from another build is not used).
@@ -563,84 +333,6 @@ function callerOf(principal: KeyPrincipal): Record<string, unknown> {
   return { type: "api_key", key_id: principal.keyId, kind: principal.kind, ...where };
 }
 
-async function callOp(op: string, args: unknown, orgId: string, state: EngineStateAccess): Promise<unknown> {
-  if (!(op in ENGINE_OPS)) throw new AppError("invalid_request", `unknown operation '${op}'`);
-  const parsed = ENGINE_OPS[op as keyof typeof ENGINE_OPS].safeParse(args);
-  if (!parsed.success) {
-    throw new AppError(
-      "invalid_request",
-      `${op}: ${parsed.error.issues[0]?.path.join(".") || "args"} ${parsed.error.issues[0]?.message}`,
-    );
-  }
-  const input = parsed.data as {
-    engine: string;
-    key: string;
-    value?: unknown;
-    prefix?: string;
-    cursor?: string | null;
-    limit?: number;
-  };
-  switch (op) {
-    case "engines.get":
-      return (await state.get(orgId, input.engine, input.key))?.value ?? null;
-    case "engines.set":
-      await state.set(orgId, input.engine, input.key, input.value === undefined ? null : input.value);
-      return null;
-    case "engines.delete":
-      return state.delete(orgId, input.engine, input.key);
-    default: {
-      const page = await state.list(orgId, input.engine, {
-        ...(input.prefix !== undefined ? { prefix: input.prefix } : {}),
-        ...(input.cursor ? { cursor: input.cursor } : {}),
-        limit: input.limit ?? 100,
-      });
-      return { entries: page.entries.map(({ key, value }) => ({ key, value })), cursor: page.nextCursor };
-    }
-  }
-}
-
-/** `ctx.platform.fetch(path)`: the REST API in-process, as the caller, without a network hop. */
-async function platformFetch(
-  outbound: OutboundRequest,
-  request: IncomingInvocation,
-  options: InvokerOptions,
-  maxBytes: number,
-): Promise<OutboundResponse> {
-  const origin = new URL(request.url).origin;
-  const url = new URL(outbound.url, origin);
-  if (url.origin !== origin || !url.pathname.startsWith("/v1/")) {
-    throw new AppError("invalid_request", "platform.fetch takes a path of the API, such as /v1/invoices");
-  }
-  if (request.depth + 1 > MAX_INVOCATION_DEPTH) {
-    throw new AppError(
-      "invalid_request",
-      `platform.fetch: functions nest at most ${MAX_INVOCATION_DEPTH} deep`,
-    );
-  }
-  const headers = new Headers(outbound.headers);
-  const forward = !headers.has("authorization");
-  if (forward && request.authorization) headers.set("authorization", request.authorization);
-  headers.set("x-request-id", `${request.requestId.slice(0, 100)}.${newId("sub").slice(4, 12)}`);
-  const hasBody = outbound.body && outbound.method !== "GET" && outbound.method !== "HEAD";
-  const apiRequest = new PlatformRequest(
-    url,
-    { method: outbound.method, headers, ...(hasBody ? { body: outbound.body } : {}) },
-    request.depth + 1,
-    forward && !request.authorization ? request.principal : undefined,
-  );
-  const response = await options.platformFetch(apiRequest);
-  const body = new Uint8Array(await response.arrayBuffer());
-  if (body.byteLength > maxBytes)
-    throw new AppError("payload_too_large", `platform.fetch: response exceeds ${maxBytes} bytes`);
-  return {
-    status: response.status,
-    statusText: response.statusText,
-    headers: [...response.headers],
-    body,
-    url: url.toString(),
-  };
-}
-
 /** Passes the function's body through, erroring the stream past the response size limit. */
 function limitBody(
   body: ReadableStream<Uint8Array>,
@@ -661,30 +353,4 @@ function limitBody(
       },
     }),
   );
-}
-
-async function flushLogs(
-  options: InvokerOptions,
-  fn: ActiveFunction,
-  requestId: string,
-  lines: Array<{ level: FunctionLogLevel; message: string }>,
-  dropped: number,
-): Promise<void> {
-  if (dropped > 0)
-    lines.push({
-      level: "warn",
-      message: `${dropped} more lines were dropped (at most ${MAX_LOG_LINES} per invocation)`,
-    });
-  if (lines.length === 0) return;
-  const { orgId, functionId, version } = fn;
-  const now = options.clock.now();
-  try {
-    await insertLogLines(options.store, { orgId, functionId, version, requestId, now, lines });
-  } catch (error) {
-    options.log.warn("saving function logs failed", {
-      error,
-      function_id: fn.functionId,
-      request_id: requestId,
-    });
-  }
 }

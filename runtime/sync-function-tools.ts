@@ -2,7 +2,8 @@ import { AppError, randomBase62 } from "../core/index.ts";
 import type { FunctionToolPort } from "../engines/index.ts";
 import type { Store } from "../store/index.ts";
 import { selectFunctionTools } from "./function-queries.ts";
-import type { FunctionInvoker, FunctionResponse } from "./invoke.ts";
+import type { FunctionResponse } from "./invocation-scope.ts";
+import type { FunctionInvoker } from "./invoke.ts";
 
 /** The most of a function tool's answer SYNC reads (a model reads it too). */
 const MAX_ANSWER_BYTES = 256 * 1024;
