@@ -32,7 +32,7 @@ const version = () =>
 
 /**
  * Builds the platform: bundled with esbuild-wasm from `sandbox/guest/` (~1-2 s; the bundle
- * is then cached on disk), then snapshotted (~40 ms, ~1 MB). No build step: a fresh clone
+ * is then cached on disk), then snapshotted (~40 ms, ~0.8 MB). No build step: a fresh clone
  * runs as is. A sandbox builds one on its first cold start and keeps it until disposed;
  * nothing here keeps it (a module holds no state, and the snapshot's memory goes with its
  * sandbox).
