@@ -3,6 +3,7 @@ import { dirname, join, posix, relative, sep } from "node:path";
 import type { Config } from "../core/index.ts";
 import {
   DenoConfigSchema,
+  isLeftOutOfDeploy,
   lookupImportMap,
   stripJsonComments,
   type DenoConfig,
@@ -77,8 +78,6 @@ export function functionsClient(options: FunctionsClientOptions) {
   return { base, key, call, json };
 }
 
-/** Files a deploy never uploads. */
-const SKIPPED = new Set([".git", ".DS_Store", ".env", "node_modules", ".vscode", ".idea"]);
 /** Of a vendored package, only what can be imported. */
 const PACKAGE_FILE = /\.(?:m?js|cjs|json|ts|mts|tsx|jsx)$/;
 const NOT_IMPORTABLE = /(?:\.d\.[mc]?ts|\.map|\.test\.[jt]s)$/;
@@ -175,7 +174,8 @@ function copyPackages(dir: string, specifiers: Iterable<string>, files: Uploaded
 
 function walk(root: string, dir: string, files: UploadedFiles): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (SKIPPED.has(entry.name) || entry.name.startsWith(".env")) continue;
+    // node_modules/ too: what the code imports from it is vendored (vendor.ts).
+    if (entry.name === "node_modules" || isLeftOutOfDeploy(entry.name)) continue;
     const full = join(dir, entry.name);
     if (entry.isDirectory()) walk(root, full, files);
     else if (entry.isFile()) files[relative(root, full).split(sep).join(posix.sep)] = fileContent(full);

@@ -10,6 +10,17 @@ import { AppError } from "../core/index.ts";
  * "content": "…" }`: JSON has no bytes, and a string would have turned them into U+FFFD.
  */
 
+/**
+ * What a deploy never takes from a developer's folder, by file or folder name: version control,
+ * editor and OS files, and `.env*` files (a function's secrets are set with
+ * `PUT /v1/functions/{ref}/secrets`; a `.env` deployed with the code would be readable by
+ * `Deno.readFile`). The CLI also leaves out `node_modules/`, which it vendors itself.
+ */
+const LEFT_OUT = new Set([".git", ".DS_Store", ".vscode", ".idea"]);
+export function isLeftOutOfDeploy(name: string): boolean {
+  return LEFT_OUT.has(name) || name.startsWith(".env");
+}
+
 /** The most files a function may have (a folder or a zip is refused past it before it is read). */
 export const MAX_FUNCTION_FILES = 2000;
 

@@ -168,7 +168,7 @@ describe.each(storeKinds())("dashboard functions on $name", (kind) => {
     expect((await t.request("GET", "/v1/functions/edited", { key: org.key })).body.version).toBe(1);
   });
 
-  it("deploys a zip (its folder, and macOS metadata, left out) and a folder sent file by file", async () => {
+  it("deploys a zip (its folder, and macOS metadata, left out) and a folder sent file by file (.env and .git left out)", async () => {
     const zip = zipOf([
       { path: "greeter/index.ts", content: GREETER["index.ts"] },
       { path: "greeter/lib/greet.ts", content: GREETER["lib/greet.ts"] },
@@ -192,10 +192,15 @@ describe.each(storeKinds())("dashboard functions on $name", (kind) => {
       form.append("name", "foldered");
       form.append("folder", new File([GREETER["index.ts"].replace('"zip"', '"folder"')], "my-fn/index.ts"));
       form.append("folder", new File([GREETER["lib/greet.ts"]], "my-fn/lib/greet.ts"));
+      // Left out as the CLI leaves them out: a secrets file and version control are never kept.
+      form.append("folder", new File(["TOKEN=s3cret"], "my-fn/.env.local"));
+      form.append("folder", new File(["ref: refs/heads/main"], "my-fn/.git/HEAD"));
       form.append("zip", new File([], ""));
     });
     expect(folder.status, folder.text).toBe(303);
     expect(await invokeV1("foldered")).toBe("hello folder");
+    const kept = await t.request("GET", "/v1/functions/foldered/deployments/1", { key: org.key });
+    expect(kept.body.files.map((file: { path: string }) => file.path)).toEqual(["index.ts", "lib/greet.ts"]);
 
     const nothing = await upload("/functions/new", (form) => form.append("name", "empty"));
     expect(nothing.status).toBe(422);

@@ -1,6 +1,11 @@
 import type { Context } from "hono";
 import { AppError } from "../../../core/index.ts";
-import { MAX_FUNCTION_FILES, type FunctionFiles, type UploadedFiles } from "../../../runtime/index.ts";
+import {
+  isLeftOutOfDeploy,
+  MAX_FUNCTION_FILES,
+  type FunctionFiles,
+  type UploadedFiles,
+} from "../../../runtime/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { readBody } from "../../middleware/json-body.ts";
 import { unzip, ZipRefused, type ZipEntry } from "./zip.ts";
@@ -93,12 +98,15 @@ function withoutSharedFolder(entries: ZipEntry[]): ZipEntry[] {
 function asUpload(entries: ZipEntry[]): UploadedFiles {
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   return Object.fromEntries(
-    entries.map((entry): [string, UploadedFiles[string]] => {
-      try {
-        return [entry.path, decoder.decode(entry.bytes)];
-      } catch {
-        return [entry.path, { encoding: "base64", content: Buffer.from(entry.bytes).toString("base64") }];
-      }
-    }),
+    entries
+      // As the CLI leaves them out (`.git/`, `.env*`, editor files): never kept for `Deno.readFile`.
+      .filter((entry) => !entry.path.split("/").some(isLeftOutOfDeploy))
+      .map((entry): [string, UploadedFiles[string]] => {
+        try {
+          return [entry.path, decoder.decode(entry.bytes)];
+        } catch {
+          return [entry.path, { encoding: "base64", content: Buffer.from(entry.bytes).toString("base64") }];
+        }
+      }),
   );
 }
