@@ -31,6 +31,8 @@ export interface FunctionsFlags {
   dir?: string | undefined;
   /** `serve`: the local port (default 8000). */
   port?: string | undefined;
+  /** `serve`: the function's `Deno.env` (default `DIR/.env` when there is one). */
+  "env-file"?: string | undefined;
 }
 
 /** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
@@ -202,7 +204,8 @@ export async function functionsCommand(
         return 1;
       }
       if (!client.key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
-      return serveUntilSignal(dir, port, client.base, client.key, config, env);
+      const envFile = flags["env-file"] && resolve(env.INIT_CWD ?? process.cwd(), flags["env-file"]);
+      return serveUntilSignal(dir, port, client.base, client.key, config, env, envFile);
     }
     default:
       return need("deploy|list|get|delete|rollback|invoke|logs|runs|secrets|new|serve …");
@@ -254,6 +257,7 @@ async function serveUntilSignal(
   key: string,
   config: Config,
   env: Record<string, string | undefined>,
+  envFile: string | undefined,
 ): Promise<number> {
   const remote = await connectRemote(base, key);
   const served = await serveFunction({
@@ -263,6 +267,7 @@ async function serveUntilSignal(
     remote,
     config,
     jsrUrl: env.TESSERA_JSR_URL,
+    envFile,
     print: (line) => console.log(line),
   });
   const who = String(remote.user.key_id ?? remote.user.type);

@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, join, relative } from "node:path";
@@ -16,6 +16,7 @@ import {
   type OutboundResponse,
   type Sandbox,
 } from "../sandbox/index.ts";
+import { parseEnvFile } from "./env-file.ts";
 import { collectUpload } from "./functions.ts";
 import type { RemoteContext } from "./functions-remote.ts";
 
@@ -35,6 +36,11 @@ export interface ServeFunctionOptions {
   remote: RemoteContext;
   config: Config;
   jsrUrl?: string | undefined;
+  /**
+   * The function's `Deno.env` (its secrets on the server): this file, read again on every reload;
+   * without it, `DIR/.env` when there is one (a deploy never uploads `.env*` files).
+   */
+  envFile?: string | undefined;
   /** Where request lines, console lines and compile reports go. */
   print: (line: string) => void;
 }
@@ -72,6 +78,7 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
     const started = performance.now();
     try {
       const files = await collectUpload(dir, { jsrUrl: options.jsrUrl });
+      const env = readEnv(options.envFile, dir);
       const compiled = await compileFunction(files, undefined, {
         maxBundleBytes: config.functions.maxBundleBytes,
       });
@@ -89,7 +96,7 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
             cpuTimeLimitMs,
             wallTimeLimitMs: limits.wall_time_ms,
           },
-          env: {},
+          env,
           // The folder's files, as a deploy keeps them (`Deno.readFile`), read at this save.
           files: createFunctionFileSet(keptFiles(files), new Date()),
         },
@@ -260,4 +267,21 @@ async function writeResponse(
     res.end();
   }
   await response.finished;
+}
+
+/** The secrets `Deno.env` holds locally: `--env-file`, else `DIR/.env` if present, else none. */
+function readEnv(envFile: string | undefined, dir: string): Record<string, string> {
+  const file = envFile ?? join(dir, ".env");
+  if (!envFile && !existsSync(file)) return {};
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new AppError("validation_failed", `cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parseEnvFile(text, relative(process.cwd(), file) || file);
+  } catch (error) {
+    throw new AppError("validation_failed", (error as Error).message);
+  }
 }

@@ -20,7 +20,9 @@ const USAGE = `usage: tessera <command>
   users reset-password --email EMAIL                                          prints a one-time reset link (1 hour)
 
   functions new NAME [--dir DIR]   scaffold DIR/NAME: a typed handler, its deno test, deno.json
-  functions serve DIR [--port N]  run a folder locally (default port 8000) against the server's data, reloading on save
+  functions serve DIR [--port N] [--env-file F]
+                   run a folder locally (default port 8000) against the server's data, reloading on save;
+                   Deno.env from F, or DIR/.env when there is one
   functions deploy DIR [--name N] [--entrypoint FILE] [--public]
                    [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]
   functions list
@@ -83,6 +85,7 @@ export async function runCli(
       "print-secret": { type: "boolean", default: false },
       dir: { type: "string" },
       port: { type: "string" },
+      "env-file": { type: "string" },
     },
   });
   const [command, sub, arg] = positionals;

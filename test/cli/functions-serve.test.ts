@@ -99,14 +99,16 @@ export default async function (req: Request, ctx: Context): Promise<Response> {
     const from = printed.length;
     mkdirSync(join(fn, "static"));
     writeFileSync(join(fn, "static", "greeting.txt"), "hej");
+    // Deno.env from the folder's .env, the local stand-in for the function's secrets.
+    writeFileSync(join(fn, ".env"), "# local\nPUNCTUATION='!'\n");
     write(`export default async function (): Promise<Response> {
   console.log("hello from v2");
   const greeting = await Deno.readTextFile(new URL("./static/greeting.txt", import.meta.url));
-  return Response.json({ v: 2, greeting });
+  return Response.json({ v: 2, greeting: greeting + (Deno.env.get("PUNCTUATION") ?? "?") });
 }
 `);
-    const response = await askUntil("/", (body) => body.includes('"v":2'));
-    expect(await response.json()).toEqual({ v: 2, greeting: "hej" });
+    const response = await askUntil("/", (body) => body.includes('"v":2') && body.includes("!"));
+    expect(await response.json()).toEqual({ v: 2, greeting: "hej!" });
     await waitFor(/reloaded \(index\.ts\) index\.ts \(v\d+/, from);
     await waitFor(/hello from v2/, from);
   });
