@@ -6,7 +6,8 @@ import { SECRET_NAME } from "../runtime/index.ts";
  * `NAME=value` lines, `#` comments and blank lines skipped, an optional `export ` before the name,
  * a value in single or double quotes taken as written (double quotes also read `\n`). Names follow
  * the secrets' rule, so what runs locally is what a deploy accepts. A line that is none of these is
- * an error naming its line number.
+ * an error naming its line number. Not `node:util`'s `parseEnv`: it answers differently on Node 20
+ * and 24 for a line that is not `NAME=value` (20 folds it into the next key), and says nothing of it.
  *
  * @example
  *   parseEnvFile('# local\nTOKEN="a b"\nexport MODE=dev'); // { TOKEN: "a b", MODE: "dev" }
