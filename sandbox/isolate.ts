@@ -11,6 +11,7 @@ import {
   FetchCallSchema,
   OpCallSchema,
   SLOTLESS_OPS,
+  answerText,
   parseGuestOp,
   type GuestEntry,
   type KnownHeaderPairs,
@@ -81,6 +82,15 @@ const TIMED_OUT = "Script execution timed out";
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 
 /**
+ * Primitives cross into an isolate as values without options; an options object is read key by
+ * key through V8's API on every call (~1 µs of a trivial invocation's main thread, `perf`), so an
+ * entry with only primitives (a GET's "request", most "timer" and "pull" entries) passes none.
+ */
+function isPrimitive(value: unknown): boolean {
+  return value === null || (typeof value !== "object" && typeof value !== "function");
+}
+
+/**
  * Boots an isolate from the platform snapshot, runs `program` in it and returns its
  * host, or throws `function_failed` (the program threw, looped, exhausted its heap or
  * declared no handler at boot; its isolate is gone).
@@ -112,6 +122,9 @@ export async function createIsolateHost(
   let dispatch: IsolatedVM.Reference<(...args: unknown[]) => unknown>;
   let entering = false;
   let nextSlot = 1;
+  /** Context objects by the id the guest knows them by (`invoke`). */
+  const contextIds = new WeakMap<object, number>();
+  let nextContextId = 1;
   const guard = deps.watchdog;
   /** The isolate's id with the watchdog, once booted (0 before: boot entries have their own timeouts). */
   let watchId = 0;
@@ -143,11 +156,16 @@ export async function createIsolateHost(
     const watched = watchId !== 0 && guard.arm(watchId, wallMs);
     let failure: unknown;
     let failed = false;
+    let answer: unknown;
     try {
-      dispatch.applySync(
+      answer = dispatch.applySync(
         undefined,
         [kind, state.slot, ...args],
-        watched ? COPY_ARGUMENTS : { arguments: { copy: true }, timeout: wallMs },
+        watched
+          ? args.every(isPrimitive)
+            ? undefined
+            : COPY_ARGUMENTS
+          : { arguments: { copy: true }, timeout: wallMs },
       );
     } catch (cause) {
       failure = cause;
@@ -165,8 +183,16 @@ export async function createIsolateHost(
       entryFailed(state, failure);
       return;
     }
+    // A "request" entry returns the answer its handler gave at once (protocol.ts, `answerText`).
+    if (typeof answer === "string") answered(state, answer);
     // Over its budget within the slack: the request fails, the isolate (not stopped mid-run) stays.
     if (!state.ended && !isolate.isDisposed && state.cpuNs > cpuLimitNs) state.fail(cpuLimitError(limits));
+  }
+
+  function answered(state: RequestState, text: string): void {
+    const args = answerText(text, knownPairs);
+    if (args) state.respond(...args);
+    else state.fail(new AppError("function_failed", "The function's response could not be read"));
   }
 
   /** Whatever escaped an entry: a limit (the isolate goes), or the guest's own throw or unhandled rejection. */
@@ -223,6 +249,8 @@ export async function createIsolateHost(
         return undefined;
       case "snapshot":
         return state.io.snapshot();
+      case "context":
+        return contextText(contextTexts, state.context);
       case "timer.set": {
         if (state.timers.size >= MAX_TIMERS_PER_REQUEST) throw new Error("Too many timers");
         const [id, ms, repeat] = args as [number, number, boolean];
@@ -362,21 +390,18 @@ export async function createIsolateHost(
     async invoke(request, io) {
       if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
       const slot = nextSlot++;
-      const state = createRequestState({ slot, io, limits, owner });
-      requests.set(slot, state);
       const { method, url, headers, body, context, requestId } = request;
-      // Headers and context cross as JSON text: isolated-vm copies a string several times
-      // faster than an array of pairs (structured clone), and the guest parses it natively.
-      enter(
-        state,
-        "request",
-        method,
-        url,
-        JSON.stringify(headers.map(([n, v]) => [n.toLowerCase(), v])),
-        body,
-        contextText(contextTexts, context),
-        requestId,
-      );
+      const state = createRequestState({ slot, io, limits, owner, context });
+      requests.set(slot, state);
+      // The guest knows a context by the id it had here: its text crosses with the first request
+      // that carries it (the guest asks with op "context" if it has forgotten one).
+      let contextId = contextIds.get(context);
+      let contextJson: string | undefined;
+      if (contextId === undefined) {
+        contextIds.set(context, (contextId = nextContextId++));
+        contextJson = contextText(contextTexts, context);
+      }
+      enter(state, "request", requestHead(method, url, requestId, contextId, headers), body, contextJson);
       return state.response;
     },
     // The files held for it count too: the pool's memory budget is what its warm isolates keep.
@@ -404,6 +429,26 @@ type CallKind = "fetch" | "call" | "crypto" | "zlib";
 function callErrorName(kind: CallKind, error: unknown): string {
   if (kind === "fetch" || kind === "zlib") return "TypeError";
   return kind === "crypto" ? cryptoErrorName(error) : "Error";
+}
+
+/**
+ * A request's "head", the one text it enters the guest with (guest/serve.ts `startRequest`):
+ * the JSON of `[method, url, requestId, contextId]`, a newline, then the JSON of its header
+ * pairs, names lowercased (the guest parses those only if the function reads them).
+ *
+ * Why one text: isolated-vm copies each argument of an entry on its own, and one string
+ * crosses ~2 µs faster than the five it replaces (bench/README.md, function-invoke). JSON
+ * escapes newlines, so the first one ends the JSON whatever the method or the URL hold.
+ */
+function requestHead(
+  method: string,
+  url: string,
+  requestId: string,
+  contextId: number,
+  headers: Array<[string, string]>,
+): string {
+  const pairs = JSON.stringify(headers.map(([name, value]) => [name.toLowerCase(), value]));
+  return `${JSON.stringify([method, url, requestId, contextId])}\n${pairs}`;
 }
 
 /** A context object's JSON, made once per object (`IsolateHostDeps.contextTexts`). */

@@ -100,6 +100,30 @@ function checkRespond(args: unknown[], known?: KnownHeaderPairs): RespondArgs | 
   return [status as number, statusText, headers, body, done];
 }
 
+/**
+ * A "request" entry's return value, when the handler answered at once (guest/serve.ts,
+ * `answering`): the same message as `respond` in one string, the JSON of `[status, statusText]`,
+ * a newline, the headers' JSON, a newline, then the text body (empty: none). The guest is done
+ * with the request. Checked as `respond` is; undefined when it is not such a message.
+ */
+export function answerText(text: string, known?: KnownHeaderPairs): RespondArgs | undefined {
+  const first = text.indexOf("\n");
+  const second = first < 0 ? -1 : text.indexOf("\n", first + 1);
+  if (second < 0) return undefined;
+  let head: unknown;
+  try {
+    head = JSON.parse(text.slice(0, first));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(head) || head.length !== 2) return undefined;
+  const body = text.slice(second + 1);
+  return checkRespond(
+    [head[0], head[1], text.slice(first + 1, second), body === "" ? null : body, true],
+    known,
+  );
+}
+
 /** The same check as a schema, for the message table. */
 const Respond = z.unknown().transform((raw, ctx) => {
   const checked = Array.isArray(raw) ? checkRespond(raw) : undefined;
@@ -183,6 +207,8 @@ export const GUEST_OPS = {
   random: z.tuple([z.number().int().min(1).max(65_536)]),
   now: z.tuple([]),
   snapshot: z.tuple([]),
+  // The request's context JSON, when the guest has forgotten the one its id names (isolate.ts).
+  context: z.tuple([]),
   "timer.set": z.tuple([z.number().int().positive(), z.number().min(0), z.boolean()]),
   "timer.clear": z.tuple([z.number().int().positive()]),
   respond: Respond,

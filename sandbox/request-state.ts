@@ -12,6 +12,8 @@ import type { GuestEntry } from "./protocol.ts";
 export interface RequestState {
   readonly slot: number;
   readonly io: InvocationIO;
+  /** The request's context object (`InvocationRequest.context`): the guest may ask for its JSON again. */
+  readonly context: object;
   readonly timers: Map<number, NodeJS.Timeout>;
   readonly response: Promise<InvocationResponse>;
   cpuNs: bigint;
@@ -55,6 +57,7 @@ export interface RequestStateOptions {
   io: InvocationIO;
   limits: SandboxLimits;
   owner: RequestOwner;
+  context: object;
 }
 
 export function createRequestState(options: RequestStateOptions): RequestState {
@@ -84,6 +87,7 @@ class HostRequest implements RequestState {
   readonly slot: number;
   readonly io: InvocationIO;
   readonly limits: SandboxLimits;
+  readonly context: object;
   readonly timers = new Map<number, NodeJS.Timeout>();
   readonly response: Promise<InvocationResponse>;
   cpuNs = 0n;
@@ -106,6 +110,7 @@ class HostRequest implements RequestState {
     this.slot = options.slot;
     this.io = options.io;
     this.limits = options.limits;
+    this.context = options.context;
     this.#owner = options.owner;
     this.response = new Promise<InvocationResponse>((resolve, reject) => {
       this.#resolveResponse = resolve;

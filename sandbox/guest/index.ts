@@ -138,21 +138,12 @@ function dispatch(
   c?: unknown,
   d?: unknown,
   e?: unknown,
-  f?: unknown,
 ): unknown {
   if (kind !== "request") requests.enter(slot);
   switch (kind) {
     case "request":
-      startRequest(
-        slot,
-        a as string,
-        b as string,
-        c as string,
-        d as Uint8Array | null,
-        e as string,
-        f as string,
-      );
-      return undefined;
+      // A string: the request's answer, given at once (serve.ts, `answering`).
+      return startRequest(slot, a as string, b as Uint8Array | null, c as string | undefined);
     case "settle":
       settle(a as number, b as boolean, c);
       return undefined;

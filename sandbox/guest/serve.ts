@@ -33,8 +33,8 @@ interface Slot extends RequestSlot {
   abort: AbortController | undefined;
   /** Why the client went away, if it did. */
   cancelled?: Error;
-  /** What `ctx` is made of, when it is made on first use (`Deno.serve` handlers reach it as `Tessera`). */
-  context: string;
+  /** The id of what `ctx` is made of, when it is made on first use (`Deno.serve` handlers reach it as `Tessera`). */
+  context: number;
   requestId: string;
 }
 
@@ -175,13 +175,30 @@ const WAIT_UNTIL: PropertyDescriptor = { value };
 const PASS_THROUGH: PropertyDescriptor = { value: () => {} };
 
 /**
- * The host's context texts, parsed once each: an isolate serves one function, whose callers
- * are few, and its context text is the same for all of one caller's requests. A request's
- * ctx copies the parsed fields (JSON values, so a plain deep copy), several times cheaper
- * than parsing the text again, and still the request's own to change.
+ * The host's contexts by the id it gave each (sandbox/isolate.ts), parsed once each: an isolate
+ * serves one function, whose callers are few, and one caller's requests share a context. Its
+ * text comes with the first request that names its id (kept as text until a ctx needs it), or
+ * from the host again (op "context") once forgotten here. A request's ctx copies the parsed
+ * fields (JSON values, so a plain deep copy), several times cheaper than parsing the text
+ * again, and still the request's own to change.
  */
 const MAX_CONTEXTS = 16;
-const contexts = new Map<string, Record<string, unknown>>();
+const contexts = new Map<number, Record<string, unknown> | string>();
+
+function rememberContext(id: number, text: string): void {
+  if (contexts.size >= MAX_CONTEXTS) contexts.clear();
+  contexts.set(id, text);
+}
+
+function contextFields(state: Slot): Record<string, unknown> {
+  let fields = contexts.get(state.context);
+  if (typeof fields !== "object") {
+    fields = JSON.parse(fields ?? (hostSync("context", state.slot) as string)) as Record<string, unknown>;
+    if (!contexts.has(state.context) && contexts.size >= MAX_CONTEXTS) contexts.clear();
+    contexts.set(state.context, fields);
+  }
+  return fields;
+}
 
 function copyJson(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
@@ -208,20 +225,14 @@ function copyJson(value: unknown): unknown {
  * isolate (each finds its request through the ctx it is called on), so a request makes
  * its fields' copies and no closures.
  */
-function makeCtx(state: Slot, context: string, requestId: string): Record<string, unknown> {
+function makeCtx(state: Slot): Record<string, unknown> {
   shared ??= {
     engines: Object.freeze(Object.fromEntries(ENGINES.map((name) => [name, engine(name)]))),
     platform: Object.freeze({ fetch: platformFetch }),
   };
-  let fields = contexts.get(context);
-  if (!fields) {
-    fields = JSON.parse(context) as Record<string, unknown>;
-    if (contexts.size >= MAX_CONTEXTS) contexts.clear();
-    contexts.set(context, fields);
-  }
-  const ctx = copyJson(fields) as Record<string, unknown>;
+  const ctx = copyJson(contextFields(state)) as Record<string, unknown>;
   ctx.user ??= null;
-  ctx.request_id = requestId;
+  ctx.request_id = state.requestId;
   Object.defineProperty(ctx, "snapshot", SNAPSHOT);
   ctx.engines = shared.engines;
   ctx.platform = shared.platform;
@@ -234,7 +245,7 @@ function makeCtx(state: Slot, context: string, requestId: string): Record<string
 /** The `Tessera` global: the ctx of the current request, made on first use. */
 export function currentCtx(): unknown {
   const state = currentRequest("Tessera") as Slot;
-  return (state.ctx ??= makeCtx(state, state.context, state.requestId));
+  return (state.ctx ??= makeCtx(state));
 }
 
 export function describe(error: unknown): string {
@@ -299,28 +310,48 @@ function respond(state: Slot, response: unknown): void {
     state.idleSent = true;
     endRequest(state.slot);
   }
-  hostSync(
-    "respond",
-    state.slot,
-    status,
-    response.statusText,
-    JSON.stringify(Headers.toList(response.headers)),
-    payload,
-    done,
-  );
+  const headers = JSON.stringify(Headers.toList(response.headers));
+  if (done && state === answering && !(payload instanceof Uint8Array)) {
+    answer = `${JSON.stringify([status, response.statusText])}\n${headers}\n${payload ?? ""}`;
+    return;
+  }
+  hostSync("respond", state.slot, status, response.statusText, headers, payload, done);
   if (!done) maybeIdle(state);
 }
 
-/** Entry "request". */
+/**
+ * The request whose handler is running inside its own "request" entry, and the answer it gave
+ * there, if any. A handler that returns its Response at once (not a promise) and is done with
+ * the request answers as the entry's return value rather than through a "respond" call: the
+ * host's `answerText` (sandbox/protocol.ts) reads the same message from one string, the JSON of
+ * `[status, statusText]`, a newline, the headers' JSON, a newline, the text body. An
+ * isolated-vm call back into the host costs ~2 µs of the service's main thread; the return value
+ * crosses with the entry (bench/README.md, function-invoke). Bytes, streams and `waitUntil` take
+ * the "respond" call.
+ */
+let answering: Slot | undefined;
+let answer: string | undefined;
+
+/**
+ * Entry "request": its head (the JSON of `[method, url, requestId, contextId]`, a newline, the
+ * headers' JSON: `requestHead` in sandbox/isolate.ts), its body, and its context's JSON when
+ * this is the first request to name that context.
+ */
 export function startRequest(
   slot: number,
-  method: string,
-  url: string,
-  headers: string,
+  head: string,
   body: Uint8Array | null,
-  context: string,
-  requestId: string,
-): void {
+  contextJson: string | undefined,
+): string | undefined {
+  const cut = head.indexOf("\n");
+  const [method, url, requestId, context] = JSON.parse(head.slice(0, cut)) as [
+    string,
+    string,
+    string,
+    number,
+  ];
+  const headers = head.slice(cut + 1);
+  if (contextJson !== undefined) rememberContext(context, contextJson);
   const state: Slot = {
     slot,
     abort: undefined,
@@ -332,7 +363,7 @@ export function startRequest(
     requestId,
   };
   // A `Deno.serve` handler takes no ctx: it reaches it as `Tessera`, if at all, and it is made then.
-  if (!served) state.ctx = makeCtx(state, context, requestId);
+  if (!served) state.ctx = makeCtx(state);
   requests.add(state);
   requests.enter(slot);
   if (!resolved) {
@@ -349,8 +380,16 @@ export function startRequest(
     fail(state, error);
     return;
   }
-  if (result instanceof Response) respond(state, result);
-  else if (result && typeof (result as Promise<unknown>).then === "function") {
+  if (result instanceof Response) {
+    answering = state;
+    try {
+      respond(state, result);
+      return answer;
+    } finally {
+      answering = answer = undefined;
+    }
+  }
+  if (result && typeof (result as Promise<unknown>).then === "function") {
     (result as Promise<unknown>).then(
       (value) => respond(state, value),
       (error: unknown) => fail(state, error),

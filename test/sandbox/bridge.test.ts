@@ -150,6 +150,40 @@ describe("ctx", () => {
     });
     expect(second).toEqual({ ...first, requestId: "req_2" });
   });
+
+  it("is right for every caller when an isolate has seen more callers than it keeps contexts for", async () => {
+    // The guest keeps 16 contexts; past that it forgets them, and asks the host for a forgotten one.
+    const host = await boot(`
+      export default { fetch: (request, env, ctx) => Response.json({ user: ctx.user.id, fn: ctx.function.id }) };`);
+    const callers = Array.from({ length: 40 }, (_, i) => ({
+      user: { id: `user_${i}` },
+      function: { id: "fn_1" },
+    }));
+    for (const round of [0, 1]) {
+      for (const [i, context] of callers.entries()) {
+        const answer = await json(
+          await host.invoke(request(undefined, { context, requestId: `req_${round}_${i}` }), recordingIO()),
+        );
+        expect(answer).toEqual({ user: `user_${i}`, fn: "fn_1" });
+      }
+    }
+  });
+
+  it("of a Deno.serve handler is made on first use, from the context its request named", async () => {
+    const host = await boot(`
+      Deno.serve(async (request) => {
+        await null;
+        return new Response(Tessera.user.id + " " + Tessera.request_id);
+      });`);
+    const a = { user: { id: "alice" } };
+    const b = { user: { id: "bob" } };
+    const answers = await Promise.all(
+      [a, b, a, b].map(async (context, i) =>
+        text(await host.invoke(request(undefined, { context, requestId: `req_${i}` }), recordingIO())),
+      ),
+    );
+    expect(answers).toEqual(["alice req_0", "bob req_1", "alice req_2", "bob req_3"]);
+  });
 });
 
 describe("response bodies", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseGuestOp } from "../../sandbox/protocol.ts";
+import { answerText, parseGuestOp } from "../../sandbox/protocol.ts";
 
 /** Guest→host messages are checked before the host acts on them: a hostile guest sends anything. */
 describe("parseGuestOp", () => {
@@ -40,5 +40,32 @@ describe("parseGuestOp", () => {
     expect(() => parseGuestOp("random", [100_000])).toThrow(/invalid bridge message for random/);
     expect(() => parseGuestOp("exec", [])).toThrow(/^invalid bridge message$/);
     expect(() => parseGuestOp("__proto__", [])).toThrow(/^invalid bridge message$/);
+  });
+});
+
+/** A "request" entry's return value: a handler's at-once answer, checked as `respond` is. */
+describe("answerText", () => {
+  const headers = JSON.stringify([["content-type", "text/plain"]]);
+
+  it("reads status, status text, headers and a text body that may hold newlines", () => {
+    expect(answerText(`[201,"Created"]\n${headers}\nline one\nline two`)).toEqual([
+      201,
+      "Created",
+      [["content-type", "text/plain"]],
+      "line one\nline two",
+      true,
+    ]);
+    expect(answerText(`[204,""]\n[]\n`)).toEqual([204, "", [], null, true]);
+  });
+
+  it.each([
+    ["no newline", `[200,""]`],
+    ["one newline", `[200,""]\n[]`],
+    ["a head that is not JSON", `[200,\n[]\nbody`],
+    ["a head of three", `[200,"",1]\n[]\nbody`],
+    ["a status out of range", `[700,""]\n[]\nbody`],
+    ["headers that are not pairs", `[200,""]\n{"a":1}\nbody`],
+  ])("refuses %s", (_, text) => {
+    expect(answerText(text)).toBeUndefined();
   });
 });
