@@ -1,5 +1,5 @@
 /**
- * Not a benchmark, a microscope: `npm run bench:profile -- [trivial|url] [seconds] [connections]`
+ * Not a benchmark, a microscope: `npm run bench:profile -- [trivial|url] [seconds] [connections] [--perf]`
  * starts `tessera serve --role api` under Node's `--cpu-prof`, deploys one of the
  * function-invoke functions, loads it with wrk for `seconds` (10) at `connections` (32),
  * prints the rate and the main thread's CPU per request, then where that thread's time
@@ -8,6 +8,9 @@
  *
  * Time spent inside a function's isolate shows as the host frame that entered it
  * (`enter`, sandbox/isolate.ts): V8's profiler sees one isolate, and the guest runs in another.
+ * With `--perf` (Linux `perf`, Debian's linux-perf), the main thread is sampled instead, every
+ * frame named (guest, isolated-vm, V8, kernel), and its time per request is split by part of the
+ * path (lib/perf-profile.ts).
  */
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,13 +19,18 @@ import { createApiKey, createOrganization } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
 import { FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
+import { PERF_NODE_ARGS, perfAvailable, recordThread, summarizePerf } from "./lib/perf-profile.ts";
 import { runWrk } from "./lib/wrk.ts";
 
 const TOP = 40;
-const fn = (process.argv[2] ?? "trivial") as FunctionName;
+const usePerf = process.argv.includes("--perf");
+const args = process.argv.slice(2).filter((arg) => arg !== "--perf");
+const fn = (args[0] ?? "trivial") as FunctionName;
 if (!(fn in FUNCTIONS)) throw new Error(`unknown function ${fn}: ${Object.keys(FUNCTIONS).join(" or ")}`);
-const seconds = Number(process.argv[3] ?? 10);
-const connections = Number(process.argv[4] ?? 32);
+const seconds = Number(args[1] ?? 10);
+const connections = Number(args[2] ?? 32);
+if (usePerf && !perfAvailable()) throw new Error("--perf needs Linux perf (apt-get install linux-perf)");
+const WARMUP_MS = 2000;
 
 const dir = mkdtempSync(join(tmpdir(), "tessera-profile-"));
 const databaseUrl = await benchDatabaseUrl();
@@ -38,7 +46,11 @@ try {
   await store.dispose();
 }
 
-const server = await startTesseraApi(databaseUrl, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
+const perfFile = join(dir, "perf.data");
+const server = await startTesseraApi(databaseUrl, {
+  nodeArgs: usePerf ? PERF_NODE_ARGS : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+});
+let mainThreadUs = 0;
 try {
   const deployed = await fetch(`${server.url}/v1/functions`, {
     method: "POST",
@@ -47,14 +59,25 @@ try {
   });
   if (deployed.status !== 201)
     throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+  // perf samples the main thread (its id is the process's) through the measured window only.
+  const recorded = usePerf
+    ? new Promise<void>((resolve, reject) =>
+        setTimeout(
+          () => recordThread(server.pid, Math.max(1, seconds - 1), perfFile).then(resolve, reject),
+          WARMUP_MS + 500,
+        ),
+      )
+    : undefined;
   const report = await runWrk({
     url: `${server.url}/v1/functions/profiled/invoke/42${QUERY}`,
     headers: { authorization: `Bearer ${secrets.read}` },
     connections,
-    warmupMs: 2000,
+    warmupMs: WARMUP_MS,
     durationMs: seconds * 1000,
     observePid: server.pid,
   });
+  await recorded;
+  mainThreadUs = (report.cpuS.serverMainThread / report.requests) * 1e6;
   const perRequestUs = (cpuS: number) => ((cpuS / report.requests) * 1e6).toFixed(1);
   console.log(
     `${fn}: ${Math.round(report.requests / (report.windowMs / 1000)).toLocaleString("en-US")} req/s; ` +
@@ -63,6 +86,20 @@ try {
   );
 } finally {
   await server.stop();
+}
+
+if (usePerf) {
+  const { samples, buckets, leaves } = summarizePerf(perfFile);
+  console.log(`\nmain thread, ${samples.toLocaleString("en-US")} samples, by part of the path:`);
+  for (const { name, share } of buckets) {
+    console.log(
+      `${(100 * share).toFixed(1).padStart(5)} %  ${(share * mainThreadUs).toFixed(1).padStart(6)} µs  ${name}`,
+    );
+  }
+  console.log("\nbusiest leaf frames:");
+  for (const { name, share } of leaves) console.log(`${(100 * share).toFixed(1).padStart(5)} %  ${name}`);
+  console.log(`\nperf data: ${perfFile} (perf report -i …; its JIT names need /tmp/perf-${server.pid}.map)`);
+  process.exit(0);
 }
 
 interface ProfileNode {
