@@ -185,17 +185,16 @@ const PASS_THROUGH: PropertyDescriptor = { value: () => {} };
 const MAX_CONTEXTS = 16;
 const contexts = new Map<number, Record<string, unknown> | string>();
 
-function rememberContext(id: number, text: string): void {
-  if (contexts.size >= MAX_CONTEXTS) contexts.clear();
-  contexts.set(id, text);
+function rememberContext(id: number, value: Record<string, unknown> | string): void {
+  if (!contexts.has(id) && contexts.size >= MAX_CONTEXTS) contexts.clear();
+  contexts.set(id, value);
 }
 
 function contextFields(state: Slot): Record<string, unknown> {
   let fields = contexts.get(state.context);
   if (typeof fields !== "object") {
     fields = JSON.parse(fields ?? (hostSync("context", state.slot) as string)) as Record<string, unknown>;
-    if (!contexts.has(state.context) && contexts.size >= MAX_CONTEXTS) contexts.clear();
-    contexts.set(state.context, fields);
+    rememberContext(state.context, fields);
   }
   return fields;
 }

@@ -186,6 +186,26 @@ describe("ctx", () => {
   });
 });
 
+describe("a garbled answer", () => {
+  it("fails only its own request with function_failed, and the isolate serves the next one", async () => {
+    // The answer crosses as text the platform builds with JSON.stringify, which a function can replace.
+    const host = await boot(`
+      const stringify = JSON.stringify;
+      export default {
+        fetch(request) {
+          const garble = new URL(request.url).searchParams.has("garble");
+          JSON.stringify = garble ? () => "not json" : stringify;
+          return new Response("fine");
+        },
+      };`);
+    expect(await failure(host.invoke(request("https://fn.example/?garble"), recordingIO()))).toEqual({
+      code: "function_failed",
+      message: "The function's response could not be read",
+    });
+    expect(await text(await host.invoke(request("https://fn.example/"), recordingIO()))).toBe("fine");
+  });
+});
+
 describe("response bodies", () => {
   it("stream chunk by chunk: the host has the first chunk before the last is produced", async () => {
     const host = await boot(`
