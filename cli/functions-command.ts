@@ -1,11 +1,7 @@
 import { statSync } from "node:fs";
 import { basename, relative, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
-import { stopCompiler } from "../runtime/index.ts";
-import { scaffoldFunction, ScaffoldError } from "./functions-new.ts";
-import { connectRemote } from "./functions-remote.ts";
-import { serveFunction } from "./functions-serve.ts";
-import { collectUpload, describeFailure, functionsClient, type ApiAnswer } from "./functions.ts";
+import { describeFailure, functionsClient, type ApiAnswer } from "./api-client.ts";
 
 export interface FunctionsFlags {
   url?: string | undefined;
@@ -43,7 +39,7 @@ export async function functionsCommand(
   env: Record<string, string | undefined>,
 ): Promise<number> {
   // `new` works offline, with no server and no key.
-  if (args[0] === "new") return newFunction(args[1], flags, env);
+  if (args[0] === "new") return await newFunction(args[1], flags, env);
   const client = functionsClient({ url: flags.url, key: flags.key, config, env });
   const report = (answer: ApiAnswer) => reportAnswer(answer, flags.json === true);
   const [sub, target, ...rest] = args;
@@ -68,7 +64,7 @@ export async function functionsCommand(
         );
         return 1;
       }
-      const files = await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
+      const files = await collectDeploy(dir, env);
       const body = {
         name: flags.name ?? basename(dir).toLowerCase(),
         files,
@@ -212,8 +208,21 @@ export async function functionsCommand(
   }
 }
 
+/**
+ * What `functions deploy` uploads. The bundler (esbuild-wasm), the function runtime and the sandbox
+ * are loaded by the subcommands that use them (deploy, serve, new), not by every command: most are
+ * one HTTP call, and loading them cost each ~0.7 s of a CLI run's ~1.5 s.
+ */
+async function collectDeploy(dir: string, env: Record<string, string | undefined>) {
+  const [{ collectUpload }, { stopCompiler }] = await Promise.all([
+    import("./functions.ts"),
+    import("../runtime/index.ts"),
+  ]);
+  return await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
+}
+
 /** `functions new NAME [--dir DIR]`: scaffolds `DIR/NAME`, prints what it made and what to run next. */
-function newFunction(
+async function newFunction(
   name: string | undefined,
   flags: FunctionsFlags,
   env: Record<string, string | undefined>,
@@ -223,6 +232,7 @@ function newFunction(
     return 2;
   }
   const cwd = env.INIT_CWD ?? process.cwd();
+  const { scaffoldFunction, ScaffoldError } = await import("./functions-new.ts");
   let made;
   try {
     made = scaffoldFunction({ name, parent: resolve(cwd, flags.dir ?? ".") });
@@ -259,6 +269,10 @@ async function serveUntilSignal(
   env: Record<string, string | undefined>,
   envFile: string | undefined,
 ): Promise<number> {
+  const [{ connectRemote }, { serveFunction }] = await Promise.all([
+    import("./functions-remote.ts"),
+    import("./functions-serve.ts"),
+  ]);
   const remote = await connectRemote(base, key);
   const served = await serveFunction({
     dir,

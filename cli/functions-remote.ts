@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENGINE_OPS } from "../runtime/index.ts";
 import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
-import { describeFailure, type ApiAnswer } from "./functions.ts";
+import { describeFailure, type ApiAnswer } from "./api-client.ts";
 
 /**
  * What `tessera functions serve` gives a function from a Tessera server, over its REST API with

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { signedHeaders } from "../webhooks/index.ts";
-import { describeFailure, type ApiAnswer } from "./functions.ts";
+import { describeFailure, type ApiAnswer } from "./api-client.ts";
 
 /**
  * `tessera webhooks listen --forward-to URL`: the organization's events, as they happen,

@@ -1,13 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { PGlite, types, type Transaction } from "@electric-sql/pglite";
+import type { PGlite, Transaction } from "@electric-sql/pglite";
 import { AppError } from "../core/index.ts";
 import type { Queryable, Row, Store } from "./port.ts";
-
-const PARSERS = {
-  [types.DATE]: (value: string) => value,
-  [types.INT8]: (value: string) => Number(value),
-  [types.NUMERIC]: (value: string) => value,
-};
 
 export interface PgliteStoreOptions {
   /** Folder for the database files; undefined keeps it in memory (tests). */
@@ -20,7 +14,15 @@ export interface PgliteStoreOptions {
  */
 export async function createPgliteStore(options: PgliteStoreOptions = {}): Promise<Store> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = await PGlite.create(options.dataDir, { parsers: PARSERS });
+  // Loaded here, not at import: PGlite's module takes ~0.2 s to load, which a process on PostgreSQL
+  // or a CLI command that only speaks HTTP would pay for nothing.
+  const { PGlite, types } = await import("@electric-sql/pglite");
+  const parsers = {
+    [types.DATE]: (value: string) => value,
+    [types.INT8]: (value: string) => Number(value),
+    [types.NUMERIC]: (value: string) => value,
+  };
+  const db = await PGlite.create(options.dataDir, { parsers });
   let disposed = false;
 
   const guard = () => {
