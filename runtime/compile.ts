@@ -57,8 +57,8 @@ export async function compileFunction(
   const entrypoint = findEntrypoint(files, config, requestedEntrypoint);
   const resolve = createResolver(files, config);
   let result: esbuild.BuildResult;
-  try {
-    result = await esbuild.build({
+  const build = (charset: esbuild.Charset) =>
+    esbuild.build({
       entryPoints: [entrypoint],
       bundle: true,
       write: false,
@@ -66,7 +66,7 @@ export async function compileFunction(
       globalName: MODULE_GLOBAL,
       platform: "neutral",
       target: "es2022",
-      charset: "utf8",
+      charset,
       logLevel: "silent",
       sourcemap: false,
       ...jsxOptions(config),
@@ -93,10 +93,12 @@ export async function compileFunction(
         },
       ],
     });
+  try {
+    result = await build("utf8");
   } catch (error) {
     throw compileError(error, prefixes);
   }
-  const code = result.outputFiles?.[0]?.text ?? "";
+  const code = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
   const bytes = Buffer.byteLength(code);
   if (bytes > options.maxBundleBytes) {
     throw new AppError(
@@ -116,6 +118,30 @@ export async function compileFunction(
     warnings: result.warnings.map((warning) => formatMessage(warning, prefixes)),
   };
 }
+
+/**
+ * The bundle as every isolate of the function will hold it. V8 keeps a script's source for as long as
+ * the isolate lives (lazy functions are compiled from it), one byte a character when every character
+ * is Latin-1 and two bytes for all of them when one is not: a single "—" or "’" in a message doubles
+ * the whole source in every isolate. Such a bundle is built again with non-ASCII characters escaped
+ * (the same strings at run time), kept when all of them could be, when that is smaller than two bytes
+ * a character (not for code that is mostly CJK text, say) and within the size limit. The platform's own bundle is ASCII for the
+ * same reason (sandbox/web-platform.ts).
+ */
+async function leanerSource(
+  code: string,
+  options: CompileOptions,
+  build: (charset: esbuild.Charset) => Promise<esbuild.BuildResult>,
+): Promise<string> {
+  if (!BEYOND_LATIN1.test(code)) return code;
+  const escaped = (await build("ascii")).outputFiles?.[0]?.text ?? "";
+  // esbuild leaves what it cannot escape without changing it: regular expression literals, raw templates.
+  if (BEYOND_LATIN1.test(escaped)) return code;
+  const smaller = escaped.length < 2 * code.length;
+  return smaller && Buffer.byteLength(escaped) <= options.maxBundleBytes ? escaped : code;
+}
+
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /** Stops esbuild's service (its wasm worker); the next compile starts it again. */
 export function stopCompiler(): Promise<void> {

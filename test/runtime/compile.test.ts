@@ -164,6 +164,50 @@ describe("compileFunction", () => {
     }
   });
 
+  it("escapes a bundle with a character beyond Latin-1 to ASCII, the same strings at run time", async () => {
+    // One such character would make V8 hold the whole source at two bytes a character in every isolate.
+    const compiled = await compileFunction(
+      {
+        "index.ts": [
+          'export const text = "Café — 東京 🚀";',
+          "export const template = `’${1}—`;",
+          'export const key = { ünï: 1, "—": 2 };',
+          "export const ünïcode = true;",
+        ].join("\n"),
+      },
+      undefined,
+      LIMITS,
+    );
+    expect(compiled.code).toMatch(/^[\x00-\x7f]*$/);
+    expect(evaluate(compiled.code)).toMatchObject({
+      text: "Café — 東京 🚀",
+      template: "’1—",
+      key: { ünï: 1, "—": 2 },
+      ünïcode: true,
+    });
+  });
+
+  it("keeps UTF-8 for Latin-1, for mostly CJK text, and where esbuild cannot escape (a regex, a raw template)", async () => {
+    const latin1 = await compileFunction(
+      { "index.ts": 'export const text = "Café, naïve, ½";' },
+      undefined,
+      LIMITS,
+    );
+    expect(latin1.code).toContain("Café, naïve, ½");
+    // Escaped, each of these characters would take six bytes where two-byte storage takes two.
+    const prose = "東京の天気は晴れです。".repeat(200);
+    const cjk = await compileFunction({ "index.ts": `export const text = "${prose}";` }, undefined, LIMITS);
+    expect(cjk.code).toContain(prose);
+    expect(evaluate(cjk.code).text).toBe(prose);
+    const unescapable = await compileFunction(
+      { "index.ts": 'export const dash = /—+/u.test("a——b"); export const raw = String.raw`—\\n`;' },
+      undefined,
+      LIMITS,
+    );
+    expect(unescapable.code).toContain("/—+/u");
+    expect(evaluate(unescapable.code)).toMatchObject({ dash: true, raw: "—\\n" });
+  });
+
   it("refuses a bundle over the size limit, a missing entrypoint and a broken deno.json", async () => {
     const big = await refusal(
       compileFunction({ "index.ts": `export default "${"x".repeat(2000)}";` }, undefined, {
