@@ -15,7 +15,7 @@ const OWN_BIN = fileURLToPath(new URL("../../bin/tessera.js", import.meta.url));
  * names one (`BENCH_TESSERA=../old npm run bench -- list-overdue`): the same harness,
  * the same load, an older tree's server, for measuring a change side by side.
  */
-function tesseraBin(checkout = process.env.BENCH_TESSERA): string {
+function tesseraBin(checkout: string | undefined): string {
   return checkout ? join(checkout, "bin", "tessera.js") : OWN_BIN;
 }
 
@@ -58,7 +58,12 @@ export interface TesseraApiOptions {
  */
 export async function startTesseraApi(
   databaseUrl: string,
-  { env = {}, nodeArgs = [], checkout, node = process.execPath }: TesseraApiOptions = {},
+  {
+    env = {},
+    nodeArgs = [],
+    checkout = process.env.BENCH_TESSERA,
+    node = process.execPath,
+  }: TesseraApiOptions = {},
 ): Promise<ListeningProcess> {
   const scratch = mkdtempSync(join(tmpdir(), "tessera-bench-"));
   const meter = process.env.BENCH_DB_METER === "1" ? await startDbMeter(databaseUrl) : undefined;
@@ -73,6 +78,8 @@ export async function startTesseraApi(
         PORT: "0",
         LOG_LEVEL: "warn",
         TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
+        // A checkout from before bin/tessera.js named its own tsconfig would compile with this one's.
+        ...(checkout ? { TSX_TSCONFIG_PATH: join(checkout, "tsconfig.json") } : {}),
         ...env,
       },
     );

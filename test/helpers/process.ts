@@ -48,13 +48,15 @@ export function startServerProcess(env: Record<string, string>, args: string[] =
   });
 }
 
-/** Runs one CLI command to completion. */
+/** Runs one CLI command to completion (in `cwd` when given, this process's directory otherwise). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--no-node-snapshot", BIN, ...args], {
+      cwd,
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
