@@ -134,7 +134,9 @@ async function leanerSource(
   build: (charset: esbuild.Charset) => Promise<esbuild.BuildResult>,
 ): Promise<string> {
   if (!BEYOND_LATIN1.test(code)) return code;
-  const escaped = (await build("ascii")).outputFiles?.[0]?.text ?? "";
+  // The same build succeeded a moment ago; should the second one fail anyway, the UTF-8 bundle is correct.
+  const escaped = (await build("ascii").catch(() => undefined))?.outputFiles?.[0]?.text ?? "";
+  if (!escaped) return code;
   // esbuild leaves what it cannot escape without changing it: regular expression literals, raw templates.
   if (BEYOND_LATIN1.test(escaped)) return code;
   const smaller = escaped.length < 2 * code.length;
