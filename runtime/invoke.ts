@@ -67,11 +67,21 @@ const RESOLVE_TTL_MS = 1_000;
 const SNAPSHOT_TTL_MS = 10_000;
 /** V8 code cache is only valid for the V8 build that produced it. */
 const CACHE_TAG = `v8/${process.versions.v8}`;
-/** What of a function's response headers the host keeps: not hop-by-hop ones, nor the length it frames itself. */
-const endToEnd = ([name]: [string, string]) => {
+/**
+ * What of a function's response headers the host keeps: not hop-by-hop ones, nor the length it
+ * frames itself. Usually all of them, so the list is copied only when one must go.
+ */
+function endToEnd(headers: Array<[string, string]>): Array<[string, string]> {
+  for (let i = 0; i < headers.length; i++) {
+    if (!isEndToEnd(headers[i]![0])) return headers.filter((pair) => isEndToEnd(pair[0]));
+  }
+  return headers;
+}
+
+function isEndToEnd(name: string): boolean {
   const lower = name.toLowerCase();
   return !HOP_BY_HOP_HEADERS.has(lower) && lower !== "content-length";
-};
+}
 
 export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker {
   const { store, box, config, pool, clock } = options;
@@ -211,7 +221,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       throw error;
     }
     void response.finished.then(() => io.flush());
-    const headers = response.headers.filter(endToEnd);
+    const headers = endToEnd(response.headers);
     const bodiless =
       request.method === "HEAD" ||
       response.status === 204 ||

@@ -117,9 +117,20 @@ export class Headers {
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
   }
-  /** @internal Every pair, in the order of iteration, for the host. */
+  /**
+   * @internal Every pair, in the order of iteration, for the host: what `entries()` yields,
+   * built in one loop (every response's headers cross this way; a generator spread into an
+   * array cost the service's main thread ~2 % of a trivial invocation).
+   */
   static toList(headers: Headers): Array<[string, string]> {
-    return [...headers.entries()];
+    const map = headers.#map;
+    const list: Array<[string, string]> = [];
+    for (const name of map.size > 1 ? [...map.keys()].sort() : map.keys()) {
+      const values = map.get(name)!;
+      if (name === "set-cookie") for (const value of values) list.push([name, value]);
+      else list.push([name, values.length === 1 ? values[0]! : values.join(", ")]);
+    }
+    return list;
   }
   get [Symbol.toStringTag]() {
     return "Headers";

@@ -141,6 +141,28 @@ describe.each(CASES)("function invocation on $name, through $via", (kind) => {
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(new TextEncoder().encode("naked é"));
   });
 
+  it("passes the function's headers as Fetch lists them (set-cookie apart), without hop-by-hop ones or its content-length", async () => {
+    await deploy(
+      "many-headers",
+      `export default () => new Response("ok", { headers: [
+        ["Set-Cookie", "a=1"], ["X-B", "two"], ["set-cookie", "b=2"], ["x-b", "three"], ["X-A", "one"],
+        ["Connection", "close"], ["Proxy-Connection", "close"], ["TE", "trailers"], ["Content-Length", "99"],
+      ] });`,
+    );
+    const response = await t.fetch("/v1/functions/many-headers/invoke", {
+      headers: { authorization: `Bearer ${org.key}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(response.headers.get("x-b")).toBe("two, three");
+    expect(response.headers.get("x-a")).toBe("one");
+    expect(response.headers.get("connection")).not.toBe("close");
+    expect(response.headers.get("proxy-connection")).toBeNull();
+    expect(response.headers.get("te")).toBeNull();
+    expect(await response.text()).toBe("ok");
+    expect(response.headers.get("content-length") ?? "2").toBe("2");
+  });
+
   it("keeps logs per invocation with the request id", async () => {
     await deploy("logger", ECHO);
     const response = await invoke("/v1/functions/logger/invoke/x", { key: org.key });
