@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,19 +77,42 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
   // The version the bundle carries (navigator.userAgent), and this file: its build options.
   hash.update(version());
   hash.update(readFileSync(fileURLToPath(import.meta.url)));
-  const dir = join(tmpdir(), "tessera-guest-platform");
+  const dir = platformCacheDir();
+  if (!dir) return build();
   const file = join(dir, `${name}-${hash.digest("hex").slice(0, 32)}.js`);
   try {
     return readFileSync(file, "utf8");
   } catch {
     const code = await build();
-    mkdirSync(dir, { recursive: true });
-    // Written aside, then renamed: a concurrent reader never sees half a file.
+    // Written aside, then renamed: a concurrent reader never sees half a file. Not written (a full
+    // disk): the next sandbox bundles again.
     const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, code);
-    renameSync(partial, file);
+    try {
+      writeFileSync(partial, code);
+      renameSync(partial, file);
+    } catch {}
     return code;
   }
+}
+
+/**
+ * The bundle cache's directory: this user's own under the temp dir, made private (0700), or
+ * none (then each sandbox bundles anew). The temp dir is shared by the machine's users, and
+ * what is cached here runs as the platform of every function isolate: a directory another user
+ * made, or may write to, or a link in its place, could hold their code, so it is not used.
+ */
+export function platformCacheDir(): string | undefined {
+  const uid = process.getuid?.();
+  const dir = join(tmpdir(), `tessera-guest-platform-${uid ?? "user"}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+  }
+  // Windows has no uid; its temp dir is the user's own.
+  if (uid === undefined) return dir;
+  const stat = lstatSync(dir);
+  return stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0 ? dir : undefined;
 }
 
 /**
