@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import type IsolatedVM from "isolated-vm";
 
 /**
@@ -29,10 +31,22 @@ function load(): typeof IsolatedVM {
     throw new Error(
       `isolated-vm for Node.js ${process.versions.node} (${name}) did not load: ${reason}. ` +
         "npm installs the one that fits the Node.js that runs `npm ci`: run `npm ci` again with this Node.js " +
-        "(on Node.js 20 it compiles isolated-vm, which needs python3, make and g++; see sandbox/isolated-vm/README.md).",
+        `(on Node.js 20 it compiles isolated-vm, which needs python3, make and g++, and Node's headers${localHeadersHint()}; ` +
+        "see sandbox/isolated-vm/README.md).",
       { cause: error },
     );
   }
+}
+
+/**
+ * node-gyp downloads Node's headers from nodejs.org unless npm's `nodedir` names a copy: offline,
+ * that download is what fails. Most installs carry the headers beside the binary.
+ */
+function localHeadersHint(): string {
+  const prefix = resolve(dirname(process.execPath), "..");
+  if (!existsSync(join(prefix, "include", "node", "node.h")))
+    return ", which node-gyp downloads from nodejs.org";
+  return `, which node-gyp downloads from nodejs.org unless told where they are: this Node.js has them, so \`npm_config_nodedir=${prefix} npm ci\` builds offline`;
 }
 
 /** isolated-vm's types (`IsolatedVM.Isolate`, `IsolatedVM.Reference<T>`…), the same for every major. */
