@@ -234,13 +234,14 @@ const CHECKS = {
   onerror: () => "onerror" in globalThis,
   onunhandledrejection: async () => {
     if (!("onunhandledrejection" in globalThis)) return false;
-    let heard = false;
-    const listener = (event) => ((heard = true), event.preventDefault());
+    let heard;
+    const event = new Promise((resolve) => (heard = resolve));
+    const listener = (event) => (heard(true), event.preventDefault());
     addEventListener("unhandledrejection", listener);
     Promise.reject(new Error("compat probe"));
-    await sleep(50);
+    const { value } = await settles(event, 1000);
     removeEventListener("unhandledrejection", listener);
-    return heard || "no unhandledrejection event for an unhandled rejection";
+    return value === true || "no unhandledrejection event for an unhandled rejection in 1 s";
   },
   onrejectionhandled: () => "onrejectionhandled" in globalThis,
   addEventListener: () => {
@@ -280,11 +281,14 @@ const CHECKS = {
     return !fired || "cleared timer fired";
   },
   setInterval: async () => {
+    // Waits for the second tick rather than counting ticks in a fixed time: a busy machine may run one in 30 ms.
     let ticks = 0;
-    const id = setInterval(() => ticks++, 1);
-    await sleep(30);
+    let ticked;
+    const twice = new Promise((resolve) => (ticked = resolve));
+    const id = setInterval(() => ++ticks === 2 && ticked(), 1);
+    await settles(twice, 1000);
     clearInterval(id);
-    return ticks >= 2 || "interval ticked " + ticks + " times in 30 ms";
+    return ticks >= 2 || "interval ticked " + ticks + " times in 1 s";
   },
   clearInterval: async () => {
     let ticks = 0;
