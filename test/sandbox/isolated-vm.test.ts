@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import ivm, { ISOLATED_VM_BY_NODE, isolatedVmFor } from "../../sandbox/isolated-vm/index.ts";
@@ -36,6 +36,21 @@ describe("isolated-vm for this Node.js", () => {
       // The alias's major is the one its name says.
       expect(gate!.dependencies[line.name]).toMatch(new RegExp(`^npm:isolated-vm@${line.name.slice(-1)}\\.`));
     }
+  });
+
+  it("has its gate installed as a copy, never a link: npm's rollback of a failed build deletes a link's target", () => {
+    const lock = JSON.parse(readFileSync(new URL("../../package-lock.json", import.meta.url), "utf8")) as {
+      packages: Record<string, { link?: boolean; resolved?: string }>;
+    };
+    for (const gate of Object.keys(root.optionalDependencies)) {
+      expect(lock.packages[`node_modules/${gate}`]?.link, gate).toBeUndefined();
+    }
+    const gate = gates.find((candidate) =>
+      Object.keys(candidate.dependencies).includes(isolatedVmFor(process.versions.node)),
+    )!;
+    expect(lstatSync(new URL(`../../node_modules/${gate.name}`, import.meta.url)).isSymbolicLink()).toBe(
+      false,
+    );
   });
 
   it("is installed, and loaded, in the major that fits the running Node.js", () => {
