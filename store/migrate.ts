@@ -43,10 +43,15 @@ const CREATE_LEDGER = `
 /**
  * Applies pending migrations, each in its own transaction. An advisory lock makes
  * concurrent starts of several nodes safe: one applies, the others wait and skip.
+ * The ledger is made under the same lock: `CREATE TABLE IF NOT EXISTS` run by two
+ * sessions at once on an empty database fails one of them (a duplicate `pg_type` row).
  * Returns the versions applied.
  */
 export async function migrate(store: Store, migrations = listMigrations()): Promise<number[]> {
-  await store.exec(CREATE_LEDGER);
+  await store.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
+    await tx.exec(CREATE_LEDGER);
+  });
   const applied: number[] = [];
   for (const migration of migrations) {
     const done = await store.transaction(async (tx) => {
