@@ -125,8 +125,8 @@ export async function compileFunction(
  * is Latin-1 and two bytes for all of them when one is not: a single "—" or "’" in a message doubles
  * the whole source in every isolate. Such a bundle is built again with non-ASCII characters escaped
  * (the same strings at run time), kept when all of them could be, when that is smaller than two bytes
- * a character (not for code that is mostly CJK text, say) and within the size limit. The platform's own bundle is ASCII for the
- * same reason (sandbox/web-platform.ts).
+ * a character (not for code that is mostly CJK text, say) and within the size limit. The platform's
+ * own bundle is ASCII for the same reason (sandbox/web-platform.ts).
  */
 async function leanerSource(
   code: string,

@@ -101,9 +101,9 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
  * what is cached here runs as the platform of every function isolate: a directory another user
  * made, or may write to, or a link in its place, could hold their code, so it is not used.
  */
-export function platformCacheDir(): string | undefined {
+export function platformCacheDir(temp = tmpdir()): string | undefined {
   const uid = process.getuid?.();
-  const dir = join(tmpdir(), `tessera-guest-platform-${uid ?? "user"}`);
+  const dir = join(temp, `tessera-guest-platform-${uid ?? "user"}`);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (error) {

@@ -235,11 +235,11 @@ const CHECKS = {
   onunhandledrejection: async () => {
     if (!("onunhandledrejection" in globalThis)) return false;
     let heard;
-    const event = new Promise((resolve) => (heard = resolve));
+    const fired = new Promise((resolve) => (heard = resolve));
     const listener = (event) => (heard(true), event.preventDefault());
     addEventListener("unhandledrejection", listener);
     Promise.reject(new Error("compat probe"));
-    const { value } = await settles(event, 1000);
+    const { value } = await settles(fired, 1000);
     removeEventListener("unhandledrejection", listener);
     return value === true || "no unhandledrejection event for an unhandled rejection in 1 s";
   },

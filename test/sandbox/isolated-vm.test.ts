@@ -40,7 +40,7 @@ describe("isolated-vm for this Node.js", () => {
 
   it("has its gate installed as a copy, never a link: npm's rollback of a failed build deletes a link's target", () => {
     const lock = JSON.parse(readFileSync(new URL("../../package-lock.json", import.meta.url), "utf8")) as {
-      packages: Record<string, { link?: boolean; resolved?: string }>;
+      packages: Record<string, { link?: boolean }>;
     };
     for (const gate of Object.keys(root.optionalDependencies)) {
       expect(lock.packages[`node_modules/${gate}`]?.link, gate).toBeUndefined();

@@ -12,43 +12,38 @@ import { platformCacheDir } from "../../sandbox/web-platform.ts";
 describe("the platform bundle's cache directory", () => {
   const uid = process.getuid?.();
   let temp: string;
-  let before: string | undefined;
   const expected = () => join(temp, `tessera-guest-platform-${uid}`);
 
   beforeEach(() => {
     temp = mkdtempSync(join(tmpdir(), "tessera-cache-dir-"));
-    before = process.env.TMPDIR;
-    process.env.TMPDIR = temp;
   });
   afterEach(() => {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
     rmSync(temp, { recursive: true, force: true });
   });
 
   it.skipIf(uid === undefined)("is made private to this user (0700) and used again", () => {
-    expect(platformCacheDir()).toBe(expected());
+    expect(platformCacheDir(temp)).toBe(expected());
     expect(lstatSync(expected()).mode & 0o777).toBe(0o700);
-    expect(platformCacheDir()).toBe(expected());
+    expect(platformCacheDir(temp)).toBe(expected());
   });
 
   it.skipIf(uid === undefined)("is not used when others may write to it", () => {
     mkdirSync(expected());
     chmodSync(expected(), 0o777);
-    expect(platformCacheDir()).toBeUndefined();
+    expect(platformCacheDir(temp)).toBeUndefined();
   });
 
   it.skipIf(uid === undefined)("is not used when a link stands in its place", () => {
     const elsewhere = join(temp, "elsewhere");
     mkdirSync(elsewhere, { mode: 0o700 });
     symlinkSync(elsewhere, expected());
-    expect(platformCacheDir()).toBeUndefined();
+    expect(platformCacheDir(temp)).toBeUndefined();
   });
 
   // Only root can give a directory to another user.
   it.skipIf(uid !== 0)("is not used when another user made it", () => {
     mkdirSync(expected(), { mode: 0o700 });
     chownSync(expected(), 4242, 4242);
-    expect(platformCacheDir()).toBeUndefined();
+    expect(platformCacheDir(temp)).toBeUndefined();
   });
 });
