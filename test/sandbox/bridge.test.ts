@@ -151,6 +151,28 @@ describe("ctx", () => {
     expect(second).toEqual({ ...first, requestId: "req_2" });
   });
 
+  it("acts for its own request when another request reaches it", async () => {
+    // The second request reads the first one's ctx: its snapshot is still the first request's.
+    const host = await boot(`
+      let first;
+      export default {
+        fetch(request, env, ctx) {
+          if (!first) {
+            first = ctx;
+            return Response.json({ own: ctx.snapshot });
+          }
+          return Response.json({ own: ctx.snapshot, first: first.snapshot, symbols: Object.getOwnPropertySymbols(first).length });
+        },
+      };`);
+    const snapshotIO = (value: string) => recordingIO({ snapshot: () => value });
+    expect(await json(await host.invoke(request(), snapshotIO("first's")))).toEqual({ own: "first's" });
+    expect(await json(await host.invoke(request(), snapshotIO("second's")))).toEqual({
+      own: "second's",
+      first: "first's",
+      symbols: 0,
+    });
+  });
+
   it("is right for every caller when an isolate has seen more callers than it keeps contexts for", async () => {
     // The guest keeps 16 contexts; past that it forgets them, and asks the host for a forgotten one.
     const host = await boot(`
