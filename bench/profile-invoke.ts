@@ -1,5 +1,5 @@
 /**
- * Not a benchmark, a microscope: `npm run bench:profile -- [trivial|url] [seconds] [connections] [--perf]`
+ * Not a benchmark, a microscope: `npm run bench:profile -- [trivial|url] [seconds] [connections] [--perf] [--anchor]`
  * starts `tessera serve --role api` under Node's `--cpu-prof`, deploys one of the
  * function-invoke functions, loads it with wrk for `seconds` (10) at `connections` (32),
  * prints the rate and the main thread's CPU per request, then where that thread's time
@@ -11,26 +11,52 @@
  * With `--perf` (Linux `perf`, Debian's linux-perf), the main thread is sampled instead, every
  * frame named (guest, isolated-vm, V8, kernel), and its time per request is split by part of the
  * path (lib/perf-profile.ts).
+ *
+ * `--anchor` (with `--perf`) profiles the bare Hono anchor serving the same function instead, split
+ * the same way: what Node's HTTP, the socket and the write cost it is what they cost Tessera too,
+ * and the rest of Tessera's split is what it adds.
  */
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createApiKey, createOrganization } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
 import { FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import { PERF_NODE_ARGS, perfAvailable, recordThread, summarizePerf } from "./lib/perf-profile.ts";
+import type { LoadReport } from "./lib/load-report.ts";
+import { NODE_TS, startListening } from "./lib/processes.ts";
 import { runWrk } from "./lib/wrk.ts";
+
+const INVOKE_SERVERS = fileURLToPath(new URL("./lib/invoke-servers.ts", import.meta.url));
 
 const TOP = 40;
 const usePerf = process.argv.includes("--perf");
-const args = process.argv.slice(2).filter((arg) => arg !== "--perf");
+const anchor = process.argv.includes("--anchor");
+const args = process.argv.slice(2).filter((arg) => arg !== "--perf" && arg !== "--anchor");
 const fn = (args[0] ?? "trivial") as FunctionName;
 if (!(fn in FUNCTIONS)) throw new Error(`unknown function ${fn}: ${Object.keys(FUNCTIONS).join(" or ")}`);
 const seconds = Number(args[1] ?? 10);
 const connections = Number(args[2] ?? 32);
 if (usePerf && !perfAvailable()) throw new Error("--perf needs Linux perf (apt-get install linux-perf)");
+if (anchor && !usePerf) throw new Error("--anchor needs --perf");
 const WARMUP_MS = 2000;
+
+if (anchor) {
+  const server = await startListening(
+    [...NODE_TS.slice(0, 1), ...PERF_NODE_ARGS, ...NODE_TS.slice(1), INVOKE_SERVERS, "hono"],
+    {},
+  );
+  const perfFile = join(mkdtempSync(join(tmpdir(), "tessera-profile-")), "perf.data");
+  try {
+    const report = await profileLoad(server.pid, `${server.url}/${fn}/42${QUERY}`, {}, perfFile);
+    printPerf(`bare Hono, ${fn}`, report, perfFile, server.pid);
+  } finally {
+    await server.stop();
+  }
+  process.exit(0);
+}
 
 const dir = mkdtempSync(join(tmpdir(), "tessera-profile-"));
 const databaseUrl = await benchDatabaseUrl();
@@ -50,7 +76,6 @@ const perfFile = join(dir, "perf.data");
 const server = await startTesseraApi(databaseUrl, {
   nodeArgs: usePerf ? PERF_NODE_ARGS : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
 });
-let mainThreadUs = 0;
 try {
   const deployed = await fetch(`${server.url}/v1/functions`, {
     method: "POST",
@@ -59,36 +84,60 @@ try {
   });
   if (deployed.status !== 201)
     throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
-  // perf samples the main thread (its id is the process's) through the measured window only.
-  const recorded = usePerf
+  const report = await profileLoad(
+    server.pid,
+    `${server.url}/v1/functions/profiled/invoke/42${QUERY}`,
+    { authorization: `Bearer ${secrets.read}` },
+    usePerf ? perfFile : undefined,
+  );
+  if (usePerf) {
+    printPerf(fn, report, perfFile, server.pid);
+    process.exit(0);
+  }
+  printRate(fn, report);
+} finally {
+  await server.stop();
+}
+
+/** Loads `url` with wrk; with a perf file, samples the main thread (its id is the process's) through the measured window. */
+async function profileLoad(
+  pid: number,
+  url: string,
+  headers: Record<string, string>,
+  perfFile: string | undefined,
+): Promise<LoadReport> {
+  const recorded = perfFile
     ? new Promise<void>((resolve, reject) =>
         setTimeout(
-          () => recordThread(server.pid, Math.max(1, seconds - 1), perfFile).then(resolve, reject),
+          () => recordThread(pid, Math.max(1, seconds - 1), perfFile).then(resolve, reject),
           WARMUP_MS + 500,
         ),
       )
     : undefined;
   const report = await runWrk({
-    url: `${server.url}/v1/functions/profiled/invoke/42${QUERY}`,
-    headers: { authorization: `Bearer ${secrets.read}` },
+    url,
+    headers,
     connections,
     warmupMs: WARMUP_MS,
     durationMs: seconds * 1000,
-    observePid: server.pid,
+    observePid: pid,
   });
   await recorded;
-  mainThreadUs = (report.cpuS.serverMainThread / report.requests) * 1e6;
+  return report;
+}
+
+function printRate(subject: string, report: LoadReport): void {
   const perRequestUs = (cpuS: number) => ((cpuS / report.requests) * 1e6).toFixed(1);
   console.log(
-    `${fn}: ${Math.round(report.requests / (report.windowMs / 1000)).toLocaleString("en-US")} req/s; ` +
+    `${subject}: ${Math.round(report.requests / (report.windowMs / 1000)).toLocaleString("en-US")} req/s; ` +
       `server CPU ${perRequestUs(report.cpuS.server)} µs/request, main thread ${perRequestUs(report.cpuS.serverMainThread)} µs ` +
       `(under the profiler, which adds its own)`,
   );
-} finally {
-  await server.stop();
 }
 
-if (usePerf) {
+function printPerf(subject: string, report: LoadReport, perfFile: string, pid: number): void {
+  printRate(subject, report);
+  const mainThreadUs = (report.cpuS.serverMainThread / report.requests) * 1e6;
   const { samples, buckets, leaves } = summarizePerf(perfFile);
   console.log(`\nmain thread, ${samples.toLocaleString("en-US")} samples, by part of the path:`);
   for (const { name, share } of buckets) {
@@ -98,8 +147,7 @@ if (usePerf) {
   }
   console.log("\nbusiest leaf frames:");
   for (const { name, share } of leaves) console.log(`${(100 * share).toFixed(1).padStart(5)} %  ${name}`);
-  console.log(`\nperf data: ${perfFile} (perf report -i …; its JIT names need /tmp/perf-${server.pid}.map)`);
-  process.exit(0);
+  console.log(`\nperf data: ${perfFile} (perf report -i …; its JIT names need /tmp/perf-${pid}.map)`);
 }
 
 interface ProfileNode {
