@@ -151,6 +151,27 @@ describe("ctx", () => {
     expect(second).toEqual({ ...first, requestId: "req_2" });
   });
 
+  it("copies the context deeply for each request, a `__proto__` field as an own field", async () => {
+    const host = await boot(`
+      export default {
+        fetch(request, env, ctx) {
+          const { extra } = ctx;
+          const seen = { keys: Object.keys(extra), own: Object.getPrototypeOf(extra) === Object.prototype,
+            inner: extra.__proto__.inner, list: extra.list[1].n };
+          extra.list[1].n = "mutated";
+          extra.__proto__.inner = "mutated";
+          return Response.json(seen);
+        },
+      };`);
+    const context = {
+      user: null,
+      extra: JSON.parse('{"__proto__": {"inner": "kept"}, "list": [1, {"n": 2}]}') as unknown,
+    };
+    const expected = { keys: ["__proto__", "list"], own: true, inner: "kept", list: 2 };
+    expect(await json(await host.invoke(request(undefined, { context }), recordingIO()))).toEqual(expected);
+    expect(await json(await host.invoke(request(undefined, { context }), recordingIO()))).toEqual(expected);
+  });
+
   it("acts for its own request when another request reaches it", async () => {
     // The second request reads the first one's ctx: its snapshot is still the first request's.
     const host = await boot(`
