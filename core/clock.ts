@@ -1,9 +1,15 @@
 /** Time enters through a Clock so tests can step it instead of sleeping. */
 export interface Clock {
   now(): Date;
+  /**
+   * `now()` in milliseconds since the epoch, without making a Date: an invocation reads the
+   * clock five times (key cache, rate limit, last use, function lookup, snapshot), and five
+   * Dates were 1.3 % of its main thread (perf; bench/README.md).
+   */
+  nowMs(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), nowMs: Date.now };
 
 /** A clock tests move by hand. */
 export class FakeClock implements Clock {
@@ -13,6 +19,9 @@ export class FakeClock implements Clock {
   }
   now(): Date {
     return new Date(this.#ms);
+  }
+  nowMs(): number {
+    return this.#ms;
   }
   advance(ms: number): void {
     this.#ms += ms;

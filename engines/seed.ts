@@ -140,7 +140,7 @@ export async function seedDemo(store: Store, clock: Clock, orgId: string, size =
     );
   }
 
-  const today = clock.now().getTime();
+  const today = clock.nowMs();
   const day = 86_400_000;
   let invoiceCount = 0;
   let paymentCount = 0;
@@ -237,7 +237,7 @@ async function seedPipeline(
   const random = prng(7);
   const dealService = createResourceService(deals, store, clock);
   const communicationService = createResourceService(communications, store, clock);
-  const now = clock.now().getTime();
+  const now = clock.nowMs();
   const hoursAgo = (hours: number) => new Date(now - hours * 3_600_000).toISOString();
   let logged = 0;
   const log = async (input: CommunicationCreate) => {

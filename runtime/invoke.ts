@@ -130,7 +130,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
   /** The snapshot is read synchronously by the guest, so it is loaded before the request (cached briefly). */
   async function snapshotOf(orgId: string): Promise<unknown> {
     const cached = snapshots.get(orgId);
-    const now = clock.now().getTime();
+    const now = clock.nowMs();
     if (cached && now - cached.at < SNAPSHOT_TTL_MS) return cached.value;
     const value = (await options.latestSnapshot(orgId)) ?? null;
     snapshots.set(orgId, { value, at: now });
@@ -141,7 +141,7 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
     async resolve(orgId, ref) {
       const id = `${orgId ?? "*"}\u0000${ref}`;
       const hit = resolved.get(id);
-      const now = clock.now().getTime();
+      const now = clock.nowMs();
       if (hit && now - hit.at < RESOLVE_TTL_MS) return hit.fn;
       const fn = await lookup(orgId, ref);
       resolved.set(id, { fn, at: now });

@@ -121,7 +121,7 @@ export function createIsolatePool(
       booted: undefined,
       lastUse: 0,
       seenUse: 0,
-      activeAtMs: clock.now().getTime(),
+      activeAtMs: clock.nowMs(),
     };
     entries.set(id, entry);
     host.then(
@@ -153,7 +153,7 @@ export function createIsolatePool(
   }
 
   async function retireIdle(): Promise<void> {
-    const now = clock.now().getTime();
+    const now = clock.nowMs();
     for (const { entry, host } of await settled()) {
       // In flight: requests not ended, an open WebSocket's included (its request lasts as long as it).
       if (entry.lastUse !== entry.seenUse || host.inFlight > 0) {

@@ -51,7 +51,7 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
     async resolve(secret) {
       if (!looksLikeApiKey(secret)) return undefined;
       const hash = sha256Hex(secret);
-      const now = clock.now().getTime();
+      const now = clock.nowMs();
       const cached = byHash.get(hash);
       if (cached && cached.expiresAt > now && safeEqual(cached.hash, hash)) return cached.principal;
       const principal = await findPrincipalByHash(db, hash);

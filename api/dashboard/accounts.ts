@@ -192,7 +192,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     ]);
     const blocked = limits.find((decision) => !decision.allowed);
     if (blocked) {
-      const minutes = Math.max(1, Math.ceil((blocked.resetAt * 1000 - deps.clock.now().getTime()) / 60_000));
+      const minutes = Math.max(1, Math.ceil((blocked.resetAt * 1000 - deps.clock.nowMs()) / 60_000));
       c.header("Retry-After", String(minutes * 60));
       return c.html(
         page(

@@ -51,10 +51,10 @@ export function createAuthenticator(deps: AuthDeps): Authenticator {
   const lastTouched = new Map<string, number>();
   const recordUse = (principal: KeyPrincipal) => {
     const { keyId } = principal;
-    const now = deps.clock.now();
-    if (now.getTime() - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
-    lastTouched.set(keyId, now.getTime());
-    touchCredential(deps.store, principal, now).catch((error: unknown) =>
+    const now = deps.clock.nowMs();
+    if (now - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(keyId, now);
+    touchCredential(deps.store, principal, new Date(now)).catch((error: unknown) =>
       deps.log.warn("credential touch failed", { error }),
     );
   };
@@ -145,7 +145,7 @@ export async function limitRate(
     "X-RateLimit-Reset": String(decision.resetAt),
   };
   if (!decision.allowed) {
-    const retryAfter = Math.max(1, decision.resetAt - Math.floor(deps.clock.now().getTime() / 1000));
+    const retryAfter = Math.max(1, decision.resetAt - Math.floor(deps.clock.nowMs() / 1000));
     throw new AppError("rate_limited", `Rate limit of ${decision.limit} requests exceeded; retry later`, {
       headers: { ...headers, "Retry-After": String(retryAfter) },
     });

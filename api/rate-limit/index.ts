@@ -43,7 +43,7 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
   let lastSweep = 0;
   return {
     hit(credentialId, limit) {
-      const now = clock.now().getTime();
+      const now = clock.nowMs();
       const { start, resetAt } = windowOf(now, limit);
       // Forget finished windows now and then, so idle credentials cost nothing. Each
       // counter's own end decides: plans differ in window length, so another
@@ -63,7 +63,7 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
 export function createRedisRateLimiter(redis: Redis, clock: Clock, prefix = "tessera:rl"): RateLimiter {
   return {
     async hit(credentialId, limit) {
-      const { start, resetAt } = windowOf(clock.now().getTime(), limit);
+      const { start, resetAt } = windowOf(clock.nowMs(), limit);
       const key = `${prefix}:${credentialId}:${start}`;
       const results = await redis
         .multi()

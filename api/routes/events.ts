@@ -200,7 +200,7 @@ async function streamEvents(
   await stream.write(": open\n\n");
   let quietSince = Date.now();
   while (!stream.aborted && !stream.closed) {
-    const now = deps.clock.now().getTime();
+    const now = deps.clock.nowMs();
     const since = new Date(now - STREAM_LOOKBACK_MS);
     const rows = await eventsAfter(deps.store, from.orgId, {
       start: from.cursor,

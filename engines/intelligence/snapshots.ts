@@ -106,7 +106,7 @@ export async function refreshAllSnapshots(
   now: Date,
   log: Logger,
 ): Promise<{ refreshed: number; failed: number }> {
-  const clock: Clock = { now: () => now };
+  const clock: Clock = { now: () => now, nowMs: () => now.getTime() };
   let refreshed = 0;
   let failed = 0;
   let after = "";

@@ -46,7 +46,7 @@ export function createRecordStore(db: Queryable, clock: Clock): RecordStore {
       const stored = { ...payload };
       if (SECRET_MODELS.has(model)) delete stored.jti;
       const exp = typeof payload.exp === "number" ? payload.exp * 1000 : undefined;
-      const expiresAt = exp ?? (expiresInS ? clock.now().getTime() + expiresInS * 1000 : undefined);
+      const expiresAt = exp ?? (expiresInS ? clock.nowMs() + expiresInS * 1000 : undefined);
       await db.query(
         `INSERT INTO oauth_records (model, id, payload, grant_id, client_id, user_code, uid, expires_at)
          VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)

@@ -241,7 +241,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       if (attempt < 5) {
         expect(run!.status).toBe("pending");
         const due = new Date(run!.next_attempt_at as string).getTime();
-        delays.push(due - t.clock.now().getTime());
+        delays.push(due - t.clock.nowMs());
         expect(await worker.runOnce()).toBe(0);
         t.clock.set(new Date(due));
       } else {

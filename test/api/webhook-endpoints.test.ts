@@ -241,7 +241,7 @@ describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
 
     const row = await rowOf(id);
     expect(row.previous_secret).not.toContain(oldSecret.slice(6));
-    const during = signingSecrets(row, new Date(t.clock.now().getTime() + DAY_MS - 1000), box);
+    const during = signingSecrets(row, new Date(t.clock.nowMs() + DAY_MS - 1000), box);
     expect(during).toEqual([newSecret, oldSecret]);
     const body = JSON.stringify({ id: "evt_1", type: "contact.created" });
     const headers = signedHeaders({ secrets: during, id: "evt_1", now: new Date(), body });

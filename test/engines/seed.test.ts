@@ -16,7 +16,7 @@ describe.each(storeKinds())("the demo seed on $name", (kind) => {
       );
       const issued = rows.filter((row) => row.issued_at !== null);
       expect(issued.length).toBeGreaterThan(0);
-      const now = clock.now().getTime();
+      const now = clock.nowMs();
       for (const row of issued) {
         const due = Date.parse(`${row.due_date}T00:00:00Z`);
         const expected = Math.min(now, due + (now % 86_400_000) - 30 * 86_400_000);

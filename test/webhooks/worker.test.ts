@@ -402,7 +402,7 @@ describe.each(workerStoreKinds())("webhook delivery on $name", (kind) => {
     // A worker that claimed it and died: the lease is set, nothing was recorded.
     await store.query(
       "UPDATE webhook_deliveries SET locked_by = 'dead', locked_until = $2 WHERE event_id = $1",
-      [eventId, new Date(clock.now().getTime() + 20_000)],
+      [eventId, new Date(clock.nowMs() + 20_000)],
     );
     const w = worker();
     expect(await w.runOnce()).toBe(0);

@@ -60,7 +60,7 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const filters: Record<string, string[]> = filter ? { status: [filter] } : {};
     const query = { ...listQuery(c.req.query("page"), 25), filters };
     const list = await deliveries.listForEndpoint(signed.session.orgId, endpoint.id, query);
-    const since = recover.since ?? localOf(new Date(deps.clock.now().getTime() - DAY_MS));
+    const since = recover.since ?? localOf(new Date(deps.clock.nowMs() - DAY_MS));
     const body = html`<p><a href="/webhooks/${endpoint.id}">← ${endpoint.url}</a></p>
       <h1>Deliveries</h1>
       ${recoverNotice(recover)} ${statusFilter(endpoint.id, filter)}
