@@ -36,7 +36,7 @@ export interface RequestSlot {
  * The requests in flight, by slot, with one entry that stays for good under a key the host never
  * gives a request (`KEEP`). V8 shrinks a Map to a new table when its entries fall below a quarter
  * of its size, and an isolate usually has one request at a time: from one entry to none, every
- * request's end built a new table (`Runtime_MapShrink`, 0.9 % of a trivial invocation's main
+ * request's end built a new table (`Runtime_MapShrink`, 1.1 % of a trivial invocation's main
  * thread under perf; bench/README.md).
  */
 const KEEP = -1;
