@@ -252,19 +252,20 @@ export async function createIsolateHost(
       case "context":
         return contextText(contextTexts, state.context);
       case "timer.set": {
-        if (state.timers.size >= MAX_TIMERS_PER_REQUEST) throw new Error("Too many timers");
+        const timers = (state.timers ??= new Map());
+        if (timers.size >= MAX_TIMERS_PER_REQUEST) throw new Error("Too many timers");
         const [id, ms, repeat] = args as [number, number, boolean];
         const fire = () => {
-          if (!repeat) state.timers.delete(id);
+          if (!repeat) timers.delete(id);
           enter(state, "timer", id);
         };
-        state.timers.set(id, repeat ? setInterval(fire, ms) : setTimeout(fire, ms));
+        timers.set(id, repeat ? setInterval(fire, ms) : setTimeout(fire, ms));
         return undefined;
       }
       case "timer.clear": {
         const id = args[0] as number;
-        clearTimeout(state.timers.get(id));
-        state.timers.delete(id);
+        clearTimeout(state.timers?.get(id));
+        state.timers?.delete(id);
         return undefined;
       }
       case "respond":

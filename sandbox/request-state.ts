@@ -14,7 +14,8 @@ export interface RequestState {
   readonly io: InvocationIO;
   /** The request's context object (`InvocationRequest.context`): the guest may ask for its JSON again. */
   readonly context: object;
-  readonly timers: Map<number, NodeJS.Timeout>;
+  /** The guest's timers by id, made with its first (most requests set none). */
+  timers: Map<number, NodeJS.Timeout> | undefined;
   readonly response: Promise<InvocationResponse>;
   cpuNs: bigint;
   readonly ended: boolean;
@@ -88,7 +89,7 @@ class HostRequest implements RequestState {
   readonly io: InvocationIO;
   readonly limits: SandboxLimits;
   readonly context: object;
-  readonly timers = new Map<number, NodeJS.Timeout>();
+  timers: Map<number, NodeJS.Timeout> | undefined;
   readonly response: Promise<InvocationResponse>;
   cpuNs = 0n;
   #owner: RequestOwner;
@@ -128,8 +129,10 @@ class HostRequest implements RequestState {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#wallTimer);
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    if (this.timers) {
+      for (const timer of this.timers.values()) clearTimeout(timer);
+      this.timers.clear();
+    }
     if (this.#sockets) closeAll(this.#sockets);
     this.#owner.ended(this, this.#guestDone);
     this.#resolveFinished();
