@@ -22,13 +22,10 @@ function schedule(callback: unknown, delay: unknown, args: unknown[], repeat: bo
   }
   const ms = Math.max(0, Math.min(2_147_483_647, Number(delay) || 0));
   const id = nextTimerId++;
-  timers.set(id, {
-    slot: request.slot,
-    callback: callback as Timer["callback"],
-    args,
-    repeatMs: repeat ? Math.max(1, ms) : undefined,
-  });
-  hostSync("timer.set", request.slot, id, repeat ? Math.max(1, ms) : ms, repeat);
+  const repeatMs = repeat ? Math.max(1, ms) : undefined;
+  // The host first: past its limit per request it throws, and then nothing is kept here.
+  hostSync("timer.set", request.slot, id, repeatMs ?? ms, repeat);
+  timers.set(id, { slot: request.slot, callback: callback as Timer["callback"], args, repeatMs });
   return id;
 }
 

@@ -1,7 +1,7 @@
 import ivm, { type IsolatedVM } from "../../sandbox/isolated-vm/index.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, type IsolateHost } from "../../sandbox/index.ts";
-import { failure, hostFor, json, recordingIO, request, SANDBOX_OPTIONS, text } from "./helpers.ts";
+import { failure, hostFor, json, LIMITS, recordingIO, request, SANDBOX_OPTIONS, text } from "./helpers.ts";
 
 /**
  * The host↔guest bridge: entries bounded by applySync timeouts, requests interleaved
@@ -457,6 +457,35 @@ describe("handler styles and faults", () => {
     expect(fault).toMatchObject({ code: "function_failed" });
     expect(fault.message).toMatch(/nobody caught me/);
     expect(io.logs.some((l) => l.level === "error" && /nobody caught me/.test(l.message))).toBe(true);
+    expect(host.healthy).toBe(true);
+  });
+
+  it("holds a request to 10,000 pending timers, and the next request starts with none", async () => {
+    const host = await hostFor(
+      `export default () => {
+        const ids = [];
+        let error = null;
+        try {
+          for (;;) ids.push(setTimeout(() => {}, 60_000));
+        } catch (e) {
+          error = e.message;
+        }
+        clearTimeout(ids.pop());
+        ids.push(setTimeout(() => {}, 60_000)); // one cleared: room for one more
+        for (const id of ids) clearTimeout(id);
+        return Response.json({ set: ids.length, error });
+      };`,
+      { ...LIMITS, cpuTimeLimitMs: 5_000, wallTimeLimitMs: 10_000 },
+    );
+    hosts.push(host);
+    expect(await json(await host.invoke(request(), recordingIO()))).toEqual({
+      set: 10_000,
+      error: "Too many timers",
+    });
+    expect(await json(await host.invoke(request(), recordingIO()))).toEqual({
+      set: 10_000,
+      error: "Too many timers",
+    });
     expect(host.healthy).toBe(true);
   });
 
