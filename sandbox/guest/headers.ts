@@ -28,6 +28,8 @@ function checkValue(value: string, name: string): string {
 export class Headers {
   /** Lowercased name → values in insertion order. */
   #map = new Map<string, string[]>();
+  /** What iteration goes through (§5.2 "sort and combine"), made when first asked for after a change. */
+  #list: Array<[string, string]> | undefined;
   #guard: HeadersGuard = "none";
 
   constructor(init?: HeadersInit | null) {
@@ -71,6 +73,7 @@ export class Headers {
     const key = checkName(name);
     const text = checkValue(normalizeValue(value), key);
     this.#mutable();
+    this.#list = undefined;
     const list = this.#map.get(key);
     if (list) list.push(text);
     else this.#map.set(key, [text]);
@@ -79,11 +82,13 @@ export class Headers {
     const key = checkName(name);
     const text = checkValue(normalizeValue(value), key);
     this.#mutable();
+    this.#list = undefined;
     this.#map.set(key, [text]);
   }
   delete(name: string): void {
     const key = checkName(name);
     this.#mutable();
+    this.#list = undefined;
     this.#map.delete(key);
   }
   get(name: string): string | null {
@@ -99,13 +104,16 @@ export class Headers {
   forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
     for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
   }
+  /**
+   * As WebIDL iterates a pair iterable: each step takes the pair at its index in the list as it is
+   * at that step, so a header appended while iterating is reached, and one removed is not.
+   */
   *entries(): IterableIterator<[string, string]> {
-    const names = [...this.#map.keys()].sort();
-    for (const name of names) {
-      const values = this.#map.get(name);
-      if (!values) continue;
-      if (name === "set-cookie") for (const value of values) yield [name, value];
-      else yield [name, values.join(", ")];
+    for (let index = 0; ; index++) {
+      const list = Headers.toList(this);
+      if (index >= list.length) return;
+      const [name, value] = list[index]!;
+      yield [name, value];
     }
   }
   *keys(): IterableIterator<string> {
@@ -118,11 +126,13 @@ export class Headers {
     return this.entries();
   }
   /**
-   * @internal Every pair, in the order of iteration, for the host: what `entries()` yields,
-   * built in one loop (every response's headers cross this way; a generator spread into an
-   * array cost the service's main thread ~2 % of a trivial invocation).
+   * @internal Every pair, in the order of iteration: what `entries()` steps through, and what the
+   * host is sent (every response's headers cross this way, so it is one loop: a generator spread
+   * into an array cost the service's main thread ~2 % of a trivial invocation). Kept until the
+   * next change; callers read it and never change it.
    */
   static toList(headers: Headers): Array<[string, string]> {
+    if (headers.#list) return headers.#list;
     const map = headers.#map;
     const list: Array<[string, string]> = [];
     for (const name of map.size > 1 ? [...map.keys()].sort() : map.keys()) {
@@ -130,7 +140,7 @@ export class Headers {
       if (name === "set-cookie") for (const value of values) list.push([name, value]);
       else list.push([name, values.length === 1 ? values[0]! : values.join(", ")]);
     }
-    return list;
+    return (headers.#list = list);
   }
   get [Symbol.toStringTag]() {
     return "Headers";

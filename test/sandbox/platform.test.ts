@@ -30,6 +30,26 @@ const URL_QUERY_STEPS = `(URL) => {
   out.push([...g.searchParams], g.href);
   return out;
 }`;
+/** WPT's fetch/api/headers/headers-basic iteration cases: a Headers changed while it is iterated. */
+const HEADERS_LIVE_STEPS = `(Headers) => {
+  const names = (init, step) => {
+    const headers = new Headers(init);
+    const seen = [];
+    for (const [name] of headers) {
+      seen.push(name);
+      step(headers, name);
+    }
+    return seen;
+  };
+  const three = [["foo", "1"], ["baz", "2"], ["bar", "3"]];
+  return [
+    names(three, (h) => h.delete("foo")),
+    names(three, (h, name) => name === "baz" && h.delete("bar")),
+    names(three, (h, name) => name === "bar" && h.append("qux", "4")),
+    names(three, (h, name) => name === "baz" && h.append("aaa", "0")),
+    names(three, (h, name) => name === "bar" && h.set("baz", "5")),
+  ];
+}`;
 /**
  * Inputs for the form-urlencoded parser: the plain ones its fast path takes (printable
  * ASCII, no % or +) and their edges, and the ones it must leave to the reference parser.
@@ -59,6 +79,9 @@ const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16)
 const checks = {
   form() {
     return ${JSON.stringify(FORM_INPUTS)}.map((input) => [...new URLSearchParams(input)]);
+  },
+  headersLive() {
+    return (${HEADERS_LIVE_STEPS})(Headers);
   },
   urlQuery() {
     return { steps: (${URL_QUERY_STEPS})(URL), parsed: URL.parse("https://h.example/p?m=n").searchParams.get("m") };
@@ -293,6 +316,20 @@ describe("the guest platform, compared with Node's", () => {
       cookies: h.getSetCookie(),
       invalid: "TypeError",
     });
+  });
+
+  it("iterates Headers as they are at each step, as Node's Headers (WPT headers-basic)", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the same steps run in both
+    const steps = new Function(`return ${HEADERS_LIVE_STEPS}`)() as (headers: typeof Headers) => unknown[];
+    const expected = steps(Headers);
+    expect(expected).toEqual([
+      ["bar", "baz"],
+      ["bar", "baz"],
+      ["bar", "baz", "foo", "qux"],
+      ["bar", "baz", "baz", "foo"],
+      ["bar", "baz", "foo"],
+    ]);
+    expect(await check("headersLive")).toEqual(expected);
   });
 
   it("implements the body mixins, clone, redirect, error and Request from Request", async () => {
