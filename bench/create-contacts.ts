@@ -4,6 +4,7 @@ import { createApiKey, createOrganization, revokeApiKey } from "../engines/index
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
+import { orderOfRound } from "./lib/rounds.ts";
 import {
   generatorTargets,
   loadRow,
@@ -71,7 +72,7 @@ export const createContacts: Benchmark = {
         `  anchor, tessera: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each`,
       );
       for (let round = 0; round < rounds; round++) {
-        for (const subject of subjects) {
+        for (const subject of orderOfRound(subjects, round)) {
           const report = await runLoad(
             {
               url: `${subject.server.url}/v1/contacts`,

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { EXPECTED_BODY, FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
+import { orderOfRound } from "./lib/rounds.ts";
 import {
   generatorTargets,
   loadRow,
@@ -61,8 +62,8 @@ interface Subject {
  * deployed through `POST /v1/functions` and invoked on `/v1/functions/…/invoke/…`).
  *
  * All listen side by side and are loaded in turns, `--rounds` slices of the duration
- * each (5 by default), so that the machine's drift over a minute falls on every
- * subject alike. The load comes from wrk (see lib/wrk.ts), and each subject's server
+ * each (5 by default), every other round in reverse order (lib/rounds.ts), so that the
+ * machine's drift over a minute falls on every subject alike. The load comes from wrk (see lib/wrk.ts), and each subject's server
  * CPU per request (whole process and main thread) is reported beside its rate.
  */
 export const functionInvoke: Benchmark = {
@@ -87,7 +88,7 @@ export const functionInvoke: Benchmark = {
         `  ${subjects.map((s) => s.key).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
       );
       for (let round = 0; round < rounds; round++) {
-        for (const subject of subjects) {
+        for (const subject of orderOfRound(subjects, round)) {
           // Later rounds find the JIT, caches and pools warm: they start measuring at once.
           const slice = await runLoad(
             {

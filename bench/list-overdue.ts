@@ -7,6 +7,7 @@ import { createApiKey, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening } from "./lib/processes.ts";
+import { orderOfRound } from "./lib/rounds.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
 import {
   generatorTargets,
@@ -98,7 +99,7 @@ export const listOverdue: Benchmark = {
       );
       const totals = new Map<string, Totals>(subjects.map((s) => [s.name, { writes: 0, writeS: 0 }]));
       for (let round = 1; round <= rounds; round++) {
-        for (const subject of subjects) {
+        for (const subject of orderOfRound(subjects, round - 1)) {
           options.log(`  round ${round}/${rounds}: ${subject.name}`);
           const load = {
             url: subject.url + PATH,
