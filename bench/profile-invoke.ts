@@ -90,14 +90,13 @@ try {
     { authorization: `Bearer ${secrets.read}` },
     usePerf ? perfFile : undefined,
   );
-  if (usePerf) {
-    printPerf(fn, report, perfFile, server.pid);
-    process.exit(0);
-  }
-  printRate(fn, report);
+  if (usePerf) printPerf(fn, report, perfFile, server.pid);
+  else printRate(fn, report);
 } finally {
+  // Always: a server left running keeps its database connections (ten of them fill PostgreSQL's 100).
   await server.stop();
 }
+if (usePerf) process.exit(0);
 
 /** Loads `url` with wrk; with a perf file, samples the main thread (its id is the process's) through the measured window. */
 async function profileLoad(
