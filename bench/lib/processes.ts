@@ -10,6 +10,18 @@ export interface ListeningProcess {
   stop: () => Promise<void>;
 }
 
+/**
+ * What each process started here has printed, by pid, while it runs: a load that fails names the
+ * reason its server logged ("too many clients already"), not only a count of non-2xx answers.
+ */
+const outputs = new Map<number, () => string>();
+
+/** The last `count` lines process `pid` printed, if it was started here and still runs. */
+function lastLines(pid: number | undefined, count: number): string | undefined {
+  const output = pid === undefined ? undefined : outputs.get(pid)?.();
+  return output?.trim().split("\n").slice(-count).join("\n") || undefined;
+}
+
 /** Node with the tsx loader, as `npm run bench` itself runs. */
 export const NODE_TS = [process.execPath, "--import", "tsx"];
 
@@ -27,6 +39,11 @@ export function startListening(
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const pid = child.pid;
+  if (pid !== undefined) {
+    outputs.set(pid, () => output);
+    void exited.then(() => outputs.delete(pid));
+  }
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -103,10 +120,12 @@ export async function runLoad(
       ? await runWrk(load)
       : await runForJson<LoadReport>([...NODE_TS, NODE_LOAD, JSON.stringify(load)]);
   if (report.errors > 0 || report.non2xx > 0) {
+    const said = lastLines(load.observePid, 5);
     throw new Error(
       `${report.errors} errors and ${report.non2xx} non-2xx answers` +
         `${report.firstBadStatus === undefined ? "" : ` (first ${report.firstBadStatus})`} ` +
-        `out of ${report.requests} requests to ${load.url} (${report.generator})`,
+        `out of ${report.requests} requests to ${load.url} (${report.generator})` +
+        (said ? `; the server's last lines:\n${said}` : ""),
     );
   }
   if (report.database) {
