@@ -63,8 +63,9 @@ interface Subject {
  *
  * All listen side by side and are loaded in turns, `--rounds` slices of the duration
  * each (5 by default), every other round in reverse order (lib/rounds.ts), so that the
- * machine's drift over a minute falls on every subject alike. The load comes from wrk (see lib/wrk.ts), and each subject's server
- * CPU per request (whole process and main thread) is reported beside its rate.
+ * machine's drift over a minute falls on every subject alike. The load comes from wrk
+ * (see lib/wrk.ts), and each subject's server CPU per request (whole process and main
+ * thread) is reported beside its rate.
  */
 export const functionInvoke: Benchmark = {
   name: "function-invoke",
