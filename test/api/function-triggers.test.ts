@@ -201,14 +201,15 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
       user: { key_id: org.keyId, organization_id: org.id },
       me: 200,
     });
-    const logs = await t.request(
-      "GET",
-      `/v1/functions/on-contact/logs?request_id=${String(run!.request_id)}`,
-      {
-        key: org.key,
-      },
-    );
-    expect(logs.body.data.map((line: { message: string }) => line.message)).toEqual(["ran event"]);
+    // The run's lines are saved once it is over, a moment after the run is recorded.
+    const logs = `/v1/functions/on-contact/logs?request_id=${String(run!.request_id)}`;
+    await expect
+      .poll(async () =>
+        (await t.request("GET", logs, { key: org.key })).body.data.map(
+          (line: { message: string }) => line.message,
+        ),
+      )
+      .toEqual(["ran event"]);
     // Nothing more is due.
     expect(await worker.runOnce()).toBe(0);
   });

@@ -210,10 +210,14 @@ describe.each(storeKinds())("function WebSockets on $name", (kind) => {
     expect((await failing.closed).code).toBe(1011);
     healthy.ws.send("still there?");
     expect(await healthy.next()).toBe("echo still there?");
-    const logs = await t.request("GET", "/v1/functions/ws-fault/logs", { key: org.key });
-    expect(JSON.stringify(logs.body)).toContain("boom in onmessage");
     healthy.ws.close();
     await healthy.closed;
+    // The failed request's lines are saved once it is over, a moment after its socket closed.
+    await expect
+      .poll(async () =>
+        JSON.stringify((await t.request("GET", "/v1/functions/ws-fault/logs", { key: org.key })).body),
+      )
+      .toContain("boom in onmessage");
   });
 
   it("closes a socket whose client sends a message over the limit (1009)", async () => {
