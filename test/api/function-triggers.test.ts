@@ -204,10 +204,12 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     // The run's lines are saved once it is over, a moment after the run is recorded.
     const logs = `/v1/functions/on-contact/logs?request_id=${String(run!.request_id)}`;
     await expect
-      .poll(async () =>
-        (await t.request("GET", logs, { key: org.key })).body.data.map(
-          (line: { message: string }) => line.message,
-        ),
+      .poll(
+        async () =>
+          (await t.request("GET", logs, { key: org.key })).body.data.map(
+            (line: { message: string }) => line.message,
+          ),
+        { timeout: 10_000 },
       )
       .toEqual(["ran event"]);
     // Nothing more is due.

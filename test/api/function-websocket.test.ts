@@ -214,8 +214,10 @@ describe.each(storeKinds())("function WebSockets on $name", (kind) => {
     await healthy.closed;
     // The failed request's lines are saved once it is over, a moment after its socket closed.
     await expect
-      .poll(async () =>
-        JSON.stringify((await t.request("GET", "/v1/functions/ws-fault/logs", { key: org.key })).body),
+      .poll(
+        async () =>
+          JSON.stringify((await t.request("GET", "/v1/functions/ws-fault/logs", { key: org.key })).body),
+        { timeout: 10_000 },
       )
       .toContain("boom in onmessage");
   });
@@ -248,25 +250,27 @@ describe.each(storeKinds())("function WebSockets on $name", (kind) => {
   });
 
   it("keeps the isolate of an open socket through idle sweeps, and retires it once closed", async () => {
+    const { isolates } = t.services.functionHost;
+    // Steps the clock past the idle timeout, sweeping as the pool's own timer would; the isolates left.
+    const idleSweeps = async () => {
+      for (let i = 0; i < 3; i++) {
+        t.clock.advance(5_000);
+        await isolates.sweep();
+      }
+      return (await isolates.stats()).isolates;
+    };
+    // A socket closes on the server a moment after its client sees it close: earlier tests' isolates
+    // are idle, and retired, only then.
+    await expect.poll(idleSweeps, { timeout: 10_000 }).toBe(0);
     await deploy("ws-idle", ECHO);
     const socket = await open(`${base}/v1/functions/ws-idle/invoke`, auth());
     await socket.next();
-    const { isolates } = t.services.functionHost;
-    for (let i = 0; i < 3; i++) {
-      t.clock.advance(5_000);
-      await isolates.sweep();
-    }
-    expect((await isolates.stats()).isolates).toBe(1);
+    expect(await idleSweeps()).toBe(1);
     socket.ws.send("after the sweeps");
     expect(await socket.next()).toBe("echo after the sweeps");
     socket.ws.close();
     await socket.closed;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    for (let i = 0; i < 3; i++) {
-      t.clock.advance(5_000);
-      await isolates.sweep();
-    }
-    expect((await isolates.stats()).isolates).toBe(0);
+    await expect.poll(idleSweeps, { timeout: 10_000 }).toBe(0);
   });
 
   it("refuses a function's outbound WebSocket to a private address unless private targets are allowed", async () => {
