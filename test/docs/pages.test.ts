@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/ports.ts";
 import { compareJson, compareText, jsonValues } from "./compare.ts";
 import { shellBlocks, type OutputBlock, type ShellBlock } from "./markdown.ts";
 import { openShell, type BlockResult, type ShellSession } from "./shell.ts";
@@ -123,17 +123,6 @@ function pageEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
     PORT: String(port),
     NO_COLOR: "1",
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function markdownIn(folder: string): string[] {

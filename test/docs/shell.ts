@@ -90,6 +90,11 @@ export function openShell(options: { cwd: string; env: NodeJS.ProcessEnv }): She
           if (!settled || settled(output) || Date.now() - seen > SETTLE_MS) return output;
         }
         if (Date.now() > deadline) throw new Error(`'${until}' not seen in ${timeoutMs} ms:\n${output}`);
+        // A job that ended without printing it never will (a server that failed to start): said at once.
+        if (!running(Number(pid))) {
+          const last = existsSync(log) ? readFileSync(log, "utf8") : "";
+          if (!last.includes(until)) throw new Error(`the job ended without printing '${until}':\n${last}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -111,14 +116,20 @@ function signal(group: number, name: NodeJS.Signals): void {
   }
 }
 
+/** Whether the process group still has a process (bash reaps a background job as it ends). */
+function running(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function gone(group: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      process.kill(-group, 0);
-    } catch {
-      return;
-    }
+    if (!running(group)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   signal(group, "SIGKILL");
