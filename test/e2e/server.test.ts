@@ -153,10 +153,12 @@ describe("tessera serve on the embedded store", () => {
       if (state.status === 200) seen = ((await state.json()) as { value: unknown }).value;
     }
     expect(seen).toBe(contact.id);
-    const runs = (await (await get("/v1/functions/on-contact/runs")).json()) as {
-      data: Array<{ status: string }>;
-    };
-    expect(runs.data.map((run) => run.status)).toEqual(["succeeded"]);
+    // The run is marked succeeded once the function has answered: a moment after its write shows.
+    const statuses = async () =>
+      (
+        (await (await get("/v1/functions/on-contact/runs")).json()) as { data: Array<{ status: string }> }
+      ).data.map((run) => run.status);
+    await expect.poll(statuses, { timeout: 10_000 }).toEqual(["succeeded"]);
   });
 
   it("serves the seed's example after `seed --demo` runs through the running server", async () => {
