@@ -20,7 +20,8 @@ export async function freePort(): Promise<number> {
 function ephemeralLow(): number {
   try {
     const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
-    // A range that leaves no room below it: the ports from 20000 are used, and are no worse than listen(0)'s.
+    // A range that starts at 20000 or lower leaves little room below it: 10000–29999 are used then,
+    // some of them inside the range, and no worse than listen(0)'s.
     return Number.isInteger(low) && low > 20_000 ? low : 30_000;
   } catch {
     return 32_768; // Not Linux: its default range starts higher still (macOS 49152).
