@@ -4,9 +4,11 @@ import type { Store } from "../../store/index.ts";
 import type { AppEnv } from "../env.ts";
 import {
   findIdempotentRequest,
+  isOAuthPrincipal,
   reserveIdempotencyKey,
   releaseIdempotencyKey,
   saveIdempotentResponse,
+  type KeyPrincipal,
 } from "../../engines/index.ts";
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -21,6 +23,13 @@ const REPLAYED_HEADERS = ["content-type", "location"];
  * still running is a 409. Server errors are not stored, so a retry can succeed.
  * Stored bodies are sealed: a response may hold a secret shown once (a webhook
  * endpoint's or an API key's), which must not rest in the table in plaintext.
+ *
+ * Keys are per credential, as Stripe keys them per API key: a stored answer replays only to
+ * the credential that made it (`credentialOf`), never to another key of the organization that
+ * sends the same key and body. Its scopes are part of that identity, so a replay goes only to a
+ * caller whose authorization for this very request already passed when the answer was made; a
+ * member whose role changed since is a new caller and runs the request afresh (through the route's
+ * scope check).
  */
 export function idempotency(deps: {
   store: Store;
@@ -36,15 +45,15 @@ export function idempotency(deps: {
         errors: [{ param: "Idempotency-Key", code: "invalid", message: "1-255 printable ASCII characters" }],
       });
     }
-    const orgId = c.get("principal").orgId;
+    const principal = c.get("principal");
+    const scope = { orgId: principal.orgId, credential: credentialOf(principal), key };
     const path = new URL(c.req.url).pathname;
     const requestHash = sha256Hex(`${c.req.method}\n${path}\n${c.get("bodyText") ?? ""}`);
     const now = deps.clock.now();
     const ttlMs = deps.config.idempotencyTtlHours * 3_600_000;
 
     const reserved = await reserveIdempotencyKey(deps.store, {
-      orgId,
-      key,
+      ...scope,
       method: c.req.method,
       path,
       requestHash,
@@ -53,7 +62,7 @@ export function idempotency(deps: {
       expiredBefore: new Date(now.getTime() - ttlMs),
     });
     if (!reserved) {
-      const existing = await findIdempotentRequest(deps.store, orgId, key);
+      const existing = await findIdempotentRequest(deps.store, scope);
       if (!existing)
         throw new AppError("idempotency_key_in_use", "Retry this request: its key was just released");
       if (existing.request_hash !== requestHash) {
@@ -79,11 +88,11 @@ export function idempotency(deps: {
     try {
       await next();
     } catch (error) {
-      await releaseIdempotencyKey(deps.store, orgId, key);
+      await releaseIdempotencyKey(deps.store, scope);
       throw error;
     }
     if (c.res.status >= 500) {
-      await releaseIdempotencyKey(deps.store, orgId, key);
+      await releaseIdempotencyKey(deps.store, scope);
       return;
     }
     const body = await c.res.clone().text();
@@ -93,13 +102,26 @@ export function idempotency(deps: {
       if (value) headers[name] = value;
     }
     await saveIdempotentResponse(deps.store, {
-      orgId,
-      key,
+      ...scope,
       status: c.res.status,
       headers,
       body: deps.secretBox.seal(body),
     });
   };
+}
+
+/**
+ * Who sent a request, for idempotency: the member behind a dashboard session (any of their
+ * sessions), the OAuth installation or app behind a token, or the API key; with the scopes it
+ * holds now. A fingerprint, so the table holds no credential.
+ */
+export function credentialOf(principal: KeyPrincipal): string {
+  const who = principal.user
+    ? `user:${principal.user.id}`
+    : isOAuthPrincipal(principal)
+      ? `oauth:${principal.keyId}`
+      : `key:${principal.keyId}`;
+  return sha256Hex(`${who}\n${[...principal.scopes].sort().join(" ")}`);
 }
 
 function replay(

@@ -8,15 +8,23 @@ export interface IdempotencyRow {
 }
 
 /**
+ * Which stored answer a request may see: the organization, the caller's credential fingerprint
+ * (api/middleware/idempotency.ts) and the client's `Idempotency-Key`.
+ */
+export interface IdempotencyScope {
+  orgId: string;
+  credential: string;
+  key: string;
+}
+
+/**
  * Claims `key` for a new request. Succeeds when the key is new, expired (past its
  * 24 h), or held by a request whose lease ran out (it crashed). One statement, so
  * two racing requests cannot both win.
  */
 export async function reserveIdempotencyKey(
   db: Queryable,
-  args: {
-    orgId: string;
-    key: string;
+  args: IdempotencyScope & {
     method: string;
     path: string;
     requestHash: string;
@@ -26,9 +34,10 @@ export async function reserveIdempotencyKey(
   },
 ): Promise<boolean> {
   const rows = await db.query(
-    `INSERT INTO idempotency_keys (org_id, key, method, path, request_hash, locked_until, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)
-     ON CONFLICT (org_id, key) DO UPDATE SET
+    `INSERT INTO idempotency_keys
+       (org_id, credential, key, method, path, request_hash, locked_until, created_at)
+     VALUES ($1, $9, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)
+     ON CONFLICT (org_id, credential, key) DO UPDATE SET
        method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
        locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at,
        response_status = NULL, response_headers = NULL, response_body = NULL
@@ -46,6 +55,7 @@ export async function reserveIdempotencyKey(
       args.leaseUntil.toISOString(),
       args.now.toISOString(),
       args.expiredBefore.toISOString(),
+      args.credential,
     ],
   );
   return rows.length > 0;
@@ -53,35 +63,35 @@ export async function reserveIdempotencyKey(
 
 export async function findIdempotentRequest(
   db: Queryable,
-  orgId: string,
-  key: string,
+  scope: IdempotencyScope,
 ): Promise<IdempotencyRow | undefined> {
   const rows = await db.query<IdempotencyRow>(
     `SELECT request_hash, response_status, response_headers, response_body
-     FROM idempotency_keys WHERE org_id = $1 AND key = $2`,
-    [orgId, key],
+     FROM idempotency_keys WHERE org_id = $1 AND credential = $2 AND key = $3`,
+    [scope.orgId, scope.credential, scope.key],
   );
   return rows[0];
 }
 
 export async function saveIdempotentResponse(
   db: Queryable,
-  args: { orgId: string; key: string; status: number; headers: Record<string, string>; body: string },
+  args: IdempotencyScope & { status: number; headers: Record<string, string>; body: string },
 ): Promise<void> {
   await db.query(
     `UPDATE idempotency_keys
-     SET response_status = $3, response_headers = $4::jsonb, response_body = $5, locked_until = NULL
-     WHERE org_id = $1 AND key = $2`,
-    [args.orgId, args.key, args.status, args.headers, args.body],
+     SET response_status = $4, response_headers = $5::jsonb, response_body = $6, locked_until = NULL
+     WHERE org_id = $1 AND credential = $2 AND key = $3`,
+    [args.orgId, args.credential, args.key, args.status, args.headers, args.body],
   );
 }
 
 /** Forgets a key whose request failed on our side, so the client's retry runs anew. */
-export async function releaseIdempotencyKey(db: Queryable, orgId: string, key: string): Promise<void> {
-  await db.query("DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND response_status IS NULL", [
-    orgId,
-    key,
-  ]);
+export async function releaseIdempotencyKey(db: Queryable, scope: IdempotencyScope): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys
+     WHERE org_id = $1 AND credential = $2 AND key = $3 AND response_status IS NULL`,
+    [scope.orgId, scope.credential, scope.key],
+  );
 }
 
 /** Retention: drops keys older than the window (run by the scheduler). */
