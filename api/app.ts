@@ -3,19 +3,29 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FunctionsOrigin } from "../core/index.ts";
 import {
   createNodeInvocation,
   createNodeUpgrade,
   fetchInvocation,
+  INVOKE_ROUTE,
+  INVOKE_SUBPATH_ROUTE,
   isInvocationPath,
   type NodeUpgrade,
 } from "./invocation/index.ts";
+import type { HostServed } from "./server.ts";
 import { docsRoutes } from "./docs/index.ts";
 import { jsonLines } from "./json-lines.ts";
-import { authenticate, createAuthenticator, rateLimitHeaders } from "./middleware/auth.ts";
+import {
+  authenticate,
+  createAuthenticator,
+  rateLimitHeaders,
+  type Authenticator,
+} from "./middleware/auth.ts";
 import { recordRequest } from "./observe.ts";
 import { idempotency } from "./middleware/idempotency.ts";
 import { jsonBody } from "./middleware/json-body.ts";
+import { noStore } from "./middleware/no-store.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
@@ -42,6 +52,11 @@ export interface Api {
   invocation: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Serves WebSocket upgrades of function invocations (api/invocation/upgrade.ts). */
   upgrade: NodeUpgrade;
+  /**
+   * The functions origin (TESSERA_FUNCTIONS_URL), when configured: invocations and health probes
+   * only. `listen` gives it the requests for its host; `serve` gives it its own port too (main.ts).
+   */
+  functionsOrigin: HostServed | undefined;
 }
 
 /**
@@ -61,6 +76,7 @@ export function createApi(deps: ApiDeps): Api {
   app.use("*", jsonLines());
 
   app.route("/", healthRoutes(deps));
+  app.use("/admin/v1/*", noStore());
   app.route("/admin/v1", adminRoutes(deps));
   // Before the dashboard: the consent pages under /oauth are its look but the server's paths.
   app.route("/", oauthRoutes(deps));
@@ -70,6 +86,7 @@ export function createApi(deps: ApiDeps): Api {
   const invocation = (c: Context<AppEnv>) => isInvocationPath(c.req.path);
   const deployment = (c: Context<AppEnv>) => c.req.path === "/v1/functions" && c.req.method === "POST";
   app.use("/v1/*", rateLimitHeaders());
+  app.use("/v1/*", unless(invocation, noStore()));
   app.use(
     "/v1/*",
     unless(
@@ -132,11 +149,56 @@ export function createApi(deps: ApiDeps): Api {
     return withRequestId(problemResponse(notFoundOrNotAllowed(c, allowedMethods(c.req.path)), id), id);
   });
   app.onError((error, c) => renderError(error, c, deps));
+  const { functionsOrigin } = deps.config;
   return {
     app,
     invocation: createNodeInvocation(invocationDeps),
     upgrade: createNodeUpgrade(invocationDeps),
+    functionsOrigin: functionsOrigin && createFunctionsOrigin(deps, authenticator, functionsOrigin),
   };
+}
+
+/**
+ * The functions origin's face: function invocations (their WebSockets too) and the health probes;
+ * everything else is 404 there, the dashboard, `/v1` and `/docs` included. A function's answer
+ * goes as it sent it, but for the platform's cookies (invocation/headers.ts): no page of the
+ * dashboard lives on this origin for it to reach.
+ */
+function createFunctionsOrigin(
+  deps: ApiDeps,
+  authenticator: Authenticator,
+  origin: FunctionsOrigin,
+): HostServed {
+  const served = { ...deps, authenticate: authenticator, origin: "functions" as const };
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", observeRequests(deps));
+  // A load balancer probes this origin too; metrics stay on the main origin.
+  app.all("/metrics", (c) => c.notFound());
+  app.route("/", healthRoutes(deps));
+  app.use("/v1/*", rateLimitHeaders());
+  const invoke = fetchInvocation(served);
+  app.all(INVOKE_ROUTE, invoke);
+  app.all(INVOKE_SUBPATH_ROUTE, invoke);
+  app.notFound((c) => {
+    const id = requestIdOf(c);
+    return withRequestId(problemResponse(notFoundOrNotAllowed(c, []), id), id);
+  });
+  app.onError((error, c) => renderError(error, c, deps));
+  return {
+    app,
+    invocation: createNodeInvocation(served),
+    upgrade: createNodeUpgrade(served),
+    serves: (host) => host !== undefined && isHost(host, origin),
+  };
+}
+
+/** Whether a request's `Host` names the origin (without case; its default port written out or not). */
+function isHost(host: string, origin: FunctionsOrigin): boolean {
+  const lower = host.toLowerCase();
+  if (lower === origin.host) return true;
+  const port = origin.url.startsWith("https:") ? ":443" : ":80";
+  return lower.endsWith(port) && lower.slice(0, -port.length) === origin.host;
 }
 
 /** The worker role's HTTP face: health probes and metrics only. */

@@ -71,7 +71,14 @@ export const EnvSchema = z
       .url()
       .refine((url) => /^https?:\/\//.test(url), "must be an http(s) URL")
       .optional(),
+    TESSERA_FUNCTIONS_URL: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), "must be an http(s) URL")
+      .refine(isOrigin, "must be an origin, like https://functions.example.com (no path, query or user)")
+      .optional(),
     TESSERA_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    TESSERA_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
     TESSERA_MAX_BODY_BYTES: int(1_048_576, 1),
     TESSERA_RATE_LIMITS: jsonRateLimits,
@@ -143,7 +150,40 @@ export const EnvSchema = z
   .refine((env) => !env.DATABASE_URL || env.TESSERA_SECRET, {
     message: "TESSERA_SECRET is required when DATABASE_URL is set",
     path: ["TESSERA_SECRET"],
+  })
+  .refine((env) => !env.TESSERA_FUNCTIONS_URL || !isMainOrigin(env.TESSERA_FUNCTIONS_URL, env), {
+    message: "must be an origin other than the dashboard's (TESSERA_PUBLIC_URL, or HOST:PORT)",
+    path: ["TESSERA_FUNCTIONS_URL"],
   });
+
+/** Whether a URL is an origin and nothing more: a path of `/` at most, no query, fragment or user. */
+function isOrigin(text: string): boolean {
+  const url = new URL(text);
+  return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+}
+
+/** Whether the functions origin would be the dashboard's own: the very thing it exists to keep apart. */
+function isMainOrigin(text: string, env: { TESSERA_PUBLIC_URL?: string | undefined; HOST: string; PORT: number }) {
+  const url = new URL(text);
+  if (env.TESSERA_PUBLIC_URL && new URL(env.TESSERA_PUBLIC_URL).origin === url.origin) return true;
+  return url.hostname === env.HOST && listenPortOf(url) === env.PORT;
+}
+
+function listenPortOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
+/**
+ * Where function invocations are served apart from the dashboard (TESSERA_FUNCTIONS_URL). A URL
+ * naming a port other than PORT gets a listener of its own there; otherwise the main listener
+ * tells its requests by their `Host` (a proxy sends the functions host to the same upstream).
+ */
+function functionsOriginOf(text: string | undefined, port: number): FunctionsOrigin | undefined {
+  if (!text) return undefined;
+  const url = new URL(text);
+  const own = url.port && Number(url.port) !== port ? Number(url.port) : undefined;
+  return Object.freeze({ url: url.origin, host: url.host, port: own });
+}
 
 export interface Config {
   readonly port: number;
@@ -153,9 +193,16 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** How clients reach this service (behind a proxy, or on 0.0.0.0): the origin function trigger runs see. */
   readonly publicUrl: string | undefined;
+  /**
+   * The origin function invocations are served from, apart from the dashboard's cookies and pages
+   * (TESSERA_FUNCTIONS_URL); undefined: the main origin serves them (sandboxed: api/invocation/headers.ts).
+   */
+  readonly functionsOrigin: FunctionsOrigin | undefined;
   /** Key for secrets at rest; in embedded mode generated into the data dir when absent. */
   readonly secret: string | undefined;
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Bearer token `GET /metrics` asks for (the operator token of the data dir works too). */
+  readonly metricsToken: string | undefined;
   readonly maxBodyBytes: number;
   readonly rateLimits: Readonly<Record<Plan, RateLimit>>;
   readonly keyCacheTtlMs: number;
@@ -184,6 +231,16 @@ export interface Config {
   readonly snapshotRetentionDays: number;
   readonly functions: FunctionConfig;
   readonly sync: SyncConfig;
+}
+
+/** The functions origin (TESSERA_FUNCTIONS_URL): a host of its own, or a port of its own. */
+export interface FunctionsOrigin {
+  /** The origin, e.g. `https://functions.example.com`: the URLs of functions start with it. */
+  readonly url: string;
+  /** The `Host` its requests carry (lowercase; with the port unless it is the scheme's default). */
+  readonly host: string;
+  /** The port `serve` listens on for it too (on HOST), when the URL names one other than PORT. */
+  readonly port: number | undefined;
 }
 
 /** SYNC, the agent: its limits, and the model it may use (none by default: the built-in planner). */
@@ -274,8 +331,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     publicUrl: e.TESSERA_PUBLIC_URL?.replace(/\/+$/, ""),
+    functionsOrigin: functionsOriginOf(e.TESSERA_FUNCTIONS_URL, e.PORT),
     secret: e.TESSERA_SECRET,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.TESSERA_METRICS_TOKEN,
     maxBodyBytes: e.TESSERA_MAX_BODY_BYTES,
     rateLimits: Object.freeze(e.TESSERA_RATE_LIMITS),
     keyCacheTtlMs: e.TESSERA_KEY_CACHE_TTL_MS,

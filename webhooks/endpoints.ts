@@ -53,6 +53,15 @@ export const WEBHOOK_ENDPOINT_LIST = {
   sorts: { created_at: "created_at" },
 } as const satisfies Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">;
 
+/**
+ * Reading an endpoint's signing secret takes what rotating it takes, `webhooks:write`: whoever
+ * holds the secret can sign deliveries the organization's own receivers accept, which is more than
+ * a read-only credential may do. (A v1a endpoint's public key is no secret, but one rule for both
+ * schemes keeps the check independent of the endpoint.) The API route and the dashboard's Reveal
+ * both ask this.
+ */
+export const SIGNING_SECRET_ACCESS = "write" as const;
+
 export interface WebhookEndpointService {
   list(orgId: string, query: ListQuery): Promise<Page<WebhookEndpoint>>;
   get(orgId: string, id: string): Promise<WebhookEndpoint>;

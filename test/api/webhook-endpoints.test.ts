@@ -439,14 +439,16 @@ describe.each(storeKinds())("webhook endpoints on $name", (kind) => {
     expect(await deliveriesOf(id)).toEqual(deliveries);
   });
 
-  it("needs webhooks:read to read and webhooks:write to change", async () => {
+  it("needs webhooks:read to read, and webhooks:write to change or to read the signing secret", async () => {
     const readOnly = await org.addKey({ kind: "read_only" });
     const engineKey = await org.addKey({ kind: "engine", engines: ["growth"], access: "write" });
     const mine = await create();
     expect((await t.request("GET", "/v1/webhook_endpoints", { key: readOnly })).status).toBe(200);
-    expect(
-      (await t.request("GET", `/v1/webhook_endpoints/${mine.body.id}/secret`, { key: readOnly })).status,
-    ).toBe(200);
+    // Whoever holds the secret can forge deliveries to the organization's own receivers.
+    const secret = await t.request("GET", `/v1/webhook_endpoints/${mine.body.id}/secret`, { key: readOnly });
+    expect(secret.status).toBe(403);
+    expect(secret.headers.get("www-authenticate")).toContain('scope="webhooks:write"');
+    expect(secret.text).not.toContain("whsec_");
     const refused = await create({}, readOnly);
     expect(refused.status).toBe(403);
     expect(refused.headers.get("www-authenticate")).toContain('scope="webhooks:write"');

@@ -5,9 +5,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
 
+/** `/metrics` answers only a scrape that presents this (README, "Operations"). */
+const METRICS_TOKEN = "e2e-metrics-token-0123456789";
+
 describe("tessera serve on the embedded store", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tessera-e2e-"));
-  const env = { TESSERA_DATA_DIR: dataDir };
+  const env = { TESSERA_DATA_DIR: dataDir, TESSERA_METRICS_TOKEN: METRICS_TOKEN };
   let server: ServerProcess;
   let key: string;
 
@@ -103,7 +106,7 @@ describe("tessera serve on the embedded store", () => {
       cookie: "a=1; b=2",
     });
     // Served off the socket (api/invocation/node.ts), counted under the app's route pattern like any other request.
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(
       /^tessera_http_requests_total\{[^}]*route="\/v1\/functions\/:id\/invoke\/\*"[^}]*\} [1-9]/m,
     );
@@ -172,7 +175,7 @@ describe("tessera serve on the embedded store", () => {
     expect(page.data.every((invoice: { status: string }) => invoice.status === "overdue")).toBe(true);
     // The same page again comes from the list cache, counted in /metrics.
     expect(await (await get("/v1/invoices?status=overdue")).json()).toEqual(page);
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/^# TYPE tessera_list_cache_hits_total counter$/m);
     expect(Number(/^tessera_list_cache_hits_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });

@@ -3,7 +3,7 @@ import { hasScope } from "../../../engines/index.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../../../webhooks/index.ts";
 import { csrfField, type Html, postButton } from "../layout.ts";
 import type { Signed } from "../parts.ts";
-import { statusBadge, WEBHOOKS_SCRIPT, when } from "./views.ts";
+import { canRevealSecret, statusBadge, WEBHOOKS_SCRIPT, when } from "./views.ts";
 
 /**
  * One endpoint's page: what it is, its health, its signing secret (hidden until revealed by a POST,
@@ -96,14 +96,19 @@ function secretPanel(signed: Signed, endpoint: WebhookEndpoint, state: EndpointP
             ${state.rotated ? html`<p>A new ${name.toLowerCase()} is signing. The previous one also signs until ${when(previous)}.</p>` : ""}
             <p class="secret" id="endpoint-secret" data-copy>${state.secret}</p>
           </div>`
-        : html`<form method="post" action="/webhooks/${endpoint.id}/secret" class="inline">
-            ${csrfField(signed)}
-            <p class="secret masked">
+        : !canRevealSecret(signed)
+          ? html`<p class="secret masked">
               ${endpoint.signing_scheme === "v1a" ? "whpk_" : "whsec_"}••••••••
-              <span class="muted">(hidden)</span>
-            </p>
-            <button type="submit">Reveal</button>
-          </form>`
+              <span class="muted">(revealing it takes webhooks:write)</span>
+            </p>`
+          : html`<form method="post" action="/webhooks/${endpoint.id}/secret" class="inline">
+              ${csrfField(signed)}
+              <p class="secret masked">
+                ${endpoint.signing_scheme === "v1a" ? "whpk_" : "whsec_"}••••••••
+                <span class="muted">(hidden)</span>
+              </p>
+              <button type="submit">Reveal</button>
+            </form>`
     }
     ${previous && !state.rotated ? html`<p class="muted">After a rotation the previous one signs too until ${when(previous)}.</p>` : ""}
     ${

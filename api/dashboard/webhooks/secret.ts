@@ -3,12 +3,12 @@ import { AppError } from "../../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { forbidden, type DashboardParts } from "../parts.ts";
 import { renderEndpoint } from "./endpoints.ts";
-import { canRead, canWrite, ENDPOINT_ID, notFound, refusalOf } from "./views.ts";
+import { canRevealSecret, canWrite, ENDPOINT_ID, notFound, refusalOf } from "./views.ts";
 
 /**
  * The signing secret. Revealing is a POST, so the secret is only ever in a response body: never in a
  * URL, a history entry or a GET a cache could keep (these pages are `no-store`). It needs what
- * `GET /v1/webhook_endpoints/{id}/secret` needs (`webhooks:read`). Rotating is the API's rotation: a
+ * `GET /v1/webhook_endpoints/{id}/secret` needs (`SIGNING_SECRET_ACCESS`: write). Rotating is the API's rotation: a
  * new secret, the previous one signing too for 24 hours; it needs `webhooks:write`.
  */
 export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
@@ -19,7 +19,7 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const result = await posted(c);
     if (result instanceof Response) return result;
     const { signed } = result;
-    if (!canRead(signed)) return forbidden(c, signed);
+    if (!canRevealSecret(signed)) return forbidden(c, signed);
     const orgId = signed.session.orgId;
     const id = c.req.param("id");
     const endpoint = await refusalOf(() => service.get(orgId, id));

@@ -1,6 +1,7 @@
 import { html } from "hono/html";
 import { isAppError, type AppError } from "../../../core/index.ts";
 import { hasScope, MAX_PER_PAGE, type ListQuery } from "../../../engines/index.ts";
+import { SIGNING_SECRET_ACCESS } from "../../../webhooks/index.ts";
 import type { Html } from "../layout.ts";
 import type { Signed } from "../parts.ts";
 
@@ -11,6 +12,8 @@ import type { Signed } from "../parts.ts";
 
 export const canRead = (signed: Signed) => hasScope(signed.session.scopes, "webhooks", "read");
 export const canWrite = (signed: Signed) => hasScope(signed.session.scopes, "webhooks", "write");
+export const canRevealSecret = (signed: Signed) =>
+  hasScope(signed.session.scopes, "webhooks", SIGNING_SECRET_ACCESS);
 
 /** Ids as the API makes them (`newId`, the fan-out's `whd_<hex>`): anything else names nothing. */
 export const ENDPOINT_ID = ":id{we_[0-9A-Za-z]{1,64}}";
