@@ -4,7 +4,7 @@ import type { AppEnv } from "../api/env.ts";
 import { authenticate, createAuthenticator } from "../api/middleware/auth.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "../api/rate-limit/index.ts";
 import { loadConfig, randomBase62, silentLogger, systemClock } from "../core/index.ts";
-import { createApiKey, createOrganization, type KeyPrincipal } from "../engines/index.ts";
+import { createApiKey, createOrganization, type KeyPrincipal, OPERATOR } from "../engines/index.ts";
 import { createServices, type Services } from "../services.ts";
 import { createPgliteStore, migrate, type Store } from "../store/index.ts";
 import { UNTHROTTLED_RATE_LIMITS } from "./lib/limits.ts";
@@ -92,7 +92,7 @@ async function createSetup(store: Store): Promise<Setup> {
     TESSERA_RATE_LIMITS: UNTHROTTLED_RATE_LIMITS,
   });
   const org = await createOrganization(store, { name: "bench-auth", plan: "enterprise" });
-  const key = await createApiKey(store, org.id, { kind: "full_access" });
+  const key = await createApiKey(store, org.id, { kind: "full_access" }, OPERATOR);
   const keys = createKeyCache({ db: store, clock: systemClock, ttlMs: config.keyCacheTtlMs });
   const principal = await keys.resolve(key.secret);
   if (!principal) throw new Error("the new key does not resolve");

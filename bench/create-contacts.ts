@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { systemClock } from "../core/index.ts";
-import { createApiKey, createOrganization, revokeApiKey } from "../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
@@ -59,7 +59,7 @@ export const createContacts: Benchmark = {
       const subjects: Subject[] = [];
       for (const name of ["anchor", "tessera"] as const) {
         const org = await createOrganization(store, { name: `bench-create-${name}-${Date.now()}` });
-        const key = await createApiKey(store, org.id, { kind: "full_access", name: "bench" });
+        const key = await createApiKey(store, org.id, { kind: "full_access", name: "bench" }, OPERATOR);
         cleanups.unshift(() => revokeApiKey(store, org.id, key.id, systemClock).then(() => undefined));
         const server =
           name === "tessera"

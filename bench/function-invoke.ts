@@ -1,4 +1,4 @@
-import { createApiKey, createOrganization } from "../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
 import { fileURLToPath } from "node:url";
 import { EXPECTED_BODY, FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
@@ -174,8 +174,8 @@ async function startTessera(
       name: `bench-function-invoke-${Date.now()}`,
       plan: "enterprise",
     });
-    const write = await createApiKey(store, org.id, { kind: "full_access", name: "bench deploy" });
-    const read = await createApiKey(store, org.id, { kind: "read_only", name: "bench invoke" });
+    const write = await createApiKey(store, org.id, { kind: "full_access", name: "bench deploy" }, OPERATOR);
+    const read = await createApiKey(store, org.id, { kind: "read_only", name: "bench invoke" }, OPERATOR);
     keys = { write: write.secret, read: read.secret };
   } finally {
     await store.dispose();

@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApiKey, createOrganization } from "../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR } from "../engines/index.ts";
 import { createPostgresStore, migrate } from "../store/index.ts";
 import { FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
 import { benchDatabaseUrl, startTesseraApi } from "./lib/tessera-server.ts";
@@ -65,8 +65,8 @@ let secrets: { write: string; read: string };
 try {
   await migrate(store);
   const org = await createOrganization(store, { name: `profile-${Date.now()}`, plan: "enterprise" });
-  const write = await createApiKey(store, org.id, { kind: "full_access", name: "profile deploy" });
-  const read = await createApiKey(store, org.id, { kind: "read_only", name: "profile invoke" });
+  const write = await createApiKey(store, org.id, { kind: "full_access", name: "profile deploy" }, OPERATOR);
+  const read = await createApiKey(store, org.id, { kind: "read_only", name: "profile invoke" }, OPERATOR);
   secrets = { write: write.secret, read: read.secret };
 } finally {
   await store.dispose();

@@ -5,6 +5,7 @@ import {
   createOrganization,
   createResourceServices,
   createSyncService,
+  OPERATOR,
   refreshSnapshot,
   seedDemo,
   type SyncCaller,
@@ -34,7 +35,7 @@ export const syncPlanner: Benchmark = {
     try {
       await migrate(store);
       const org = await createOrganization(store, { name: "bench-sync", plan: "enterprise" });
-      const key = await createApiKey(store, org.id, { kind: "full_access", name: "bench" });
+      const key = await createApiKey(store, org.id, { kind: "full_access", name: "bench" }, OPERATOR);
       const seedStarted = performance.now();
       await seedDemo(store, systemClock, org.id, 1);
       const counts = await growDemo(store, org.id, records);

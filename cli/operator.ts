@@ -5,6 +5,7 @@ import {
   findOrganization,
   listApiKeys,
   listOrganizations,
+  OPERATOR,
   revokeApiKey,
   seedDemo,
   inviteMember,
@@ -68,7 +69,7 @@ function localOperator(services: Services): Operator {
     migrate: async () => ({ applied: await migrate(store) }),
     createOrg: (input) => createOrganization(store, input),
     listOrgs: () => listOrganizations(store),
-    createKey: async (org, input) => createApiKey(store, await orgId(org), input),
+    createKey: async (org, input) => createApiKey(store, await orgId(org), input, OPERATOR),
     listKeys: async (org) => (await listApiKeys(store, await orgId(org), 1, 100)).data,
     revokeKey: async (org, id) => {
       const key = await revokeApiKey(store, await orgId(org), id, clock);
@@ -78,7 +79,7 @@ function localOperator(services: Services): Operator {
     },
     seedDemo: async (org, size) => seedDemo(store, clock, await orgId(org), size),
     inviteUser: async (org, invitation) => ({
-      token: await inviteMember(store, clock, await orgId(org), InvitationSchema.parse(invitation)),
+      token: await inviteMember(store, clock, await orgId(org), InvitationSchema.parse(invitation), OPERATOR),
     }),
     resetPassword: async (email) => ({ token: await passwordResetToken(store, clock, email) }),
     dashboardUrl: () => services.config.publicUrl ?? `http://${services.config.host}:${services.config.port}`,

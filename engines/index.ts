@@ -28,6 +28,7 @@ export * from "./growth/contacts.ts";
 export * from "./growth/deals.ts";
 export * from "./tenancy/api-keys.ts";
 export * from "./tenancy/engine-state.ts";
+export * from "./tenancy/grants.ts";
 export * from "./tenancy/organizations.ts";
 export * from "./tenancy/scopes.ts";
 export * from "./talent/candidates.ts";

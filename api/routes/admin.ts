@@ -8,6 +8,7 @@ import {
   findOrganization,
   listApiKeys,
   listOrganizations,
+  OPERATOR,
   OrganizationCreateSchema,
   revokeApiKey,
   seedDemo,
@@ -22,7 +23,8 @@ import { parseBody } from "../validate.ts";
 /**
  * Operator endpoints, used by the CLI while `serve` holds the embedded store
  * (PGlite admits one process). Authenticated by the token in the data dir, which
- * only someone with access to the server's files can read. Not part of /v1.
+ * only someone with access to the server's files can read. Not part of /v1. The token's holder is
+ * the operator (`OPERATOR`), whose grants the "may grant" rule allows whatever they are.
  */
 export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -47,7 +49,8 @@ export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   app.get("/orgs", async (c) => c.json({ data: await listOrganizations(deps.store) }));
   app.post("/orgs/:org/invitations", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));
-    const token = await inviteMember(deps.store, deps.clock, org.id, parseBody(c, InvitationSchema));
+    const invitation = parseBody(c, InvitationSchema);
+    const token = await inviteMember(deps.store, deps.clock, org.id, invitation, OPERATOR);
     return c.json({ token }, 201);
   });
   app.post("/password-resets", async (c) => {
@@ -59,7 +62,7 @@ export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   );
   app.post("/orgs/:org/keys", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));
-    return c.json(await createApiKey(deps.store, org.id, parseBody(c, ApiKeyCreateSchema)), 201);
+    return c.json(await createApiKey(deps.store, org.id, parseBody(c, ApiKeyCreateSchema), OPERATOR), 201);
   });
   app.get("/orgs/:org/keys", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));

@@ -112,7 +112,10 @@ const CreatedKeySchema = ApiKeySchema.extend({
   secret: z.string().meta({ description: "The whole key. Shown once, at creation; store it now." }),
 });
 
-/** `/v1/api_keys`: Settings → API Keys. Needs `keys:read` / `keys:write`. */
+/**
+ * `/v1/api_keys`: Settings → API Keys. Needs `keys:read` / `keys:write`; a new key holds no more
+ * than the caller does (`createApiKey` checks the "may grant" rule: 403 naming what exceeds).
+ */
 export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requireScope("keys"));
@@ -155,7 +158,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const input = parseBody(c, ApiKeyCreateSchema);
-      const created = await createApiKey(deps.store, org(c), input);
+      const created = await createApiKey(deps.store, org(c), input, c.get("principal"));
       c.header("Location", `/v1/api_keys/${created.id}`);
       return c.json(created, 201);
     },

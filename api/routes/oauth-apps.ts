@@ -44,7 +44,8 @@ const WithSecretSchema = OAuthAppSchema.extend({
 /**
  * `/v1/oauth_apps`: the organization's OAuth apps (Settings → Integrations). An app's client is a
  * credential that can obtain tokens, so managing apps needs the same scopes as API keys:
- * `keys:read` to list, `keys:write` to register, change, rotate and delete.
+ * `keys:read` to list, `keys:write` to register, change, rotate and delete. Registering, changing
+ * and rotating also pass the "may grant" rule on the app's scopes (an OAuth token grants nothing).
  */
 export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -83,12 +84,14 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const input = parseBody(c, OAuthAppCreateSchema);
+      const principal = c.get("principal");
       const created = await createOAuthApp(
         deps.store,
         deps.clock,
         org(c),
         input,
-        c.get("principal").user?.id,
+        principal,
+        principal.user?.id,
       );
       c.header("Location", `/v1/oauth_apps/${created.id}`);
       return c.json(created, 201);
@@ -121,7 +124,7 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const id = idParam(c, "oauth_app");
       const input = parseBody(c, OAuthAppUpdateSchema);
-      return c.json(await updateOAuthApp(deps.store, deps.clock, org(c), id, input));
+      return c.json(await updateOAuthApp(deps.store, deps.clock, org(c), id, input, c.get("principal")));
     },
   );
   declareRoute(
@@ -139,7 +142,16 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...NOT_FOUND,
       },
     }),
-    async (c) => c.json(await rotateOAuthAppSecret(deps.store, deps.clock, org(c), idParam(c, "oauth_app"))),
+    async (c) =>
+      c.json(
+        await rotateOAuthAppSecret(
+          deps.store,
+          deps.clock,
+          org(c),
+          idParam(c, "oauth_app"),
+          c.get("principal"),
+        ),
+      ),
   );
   declareRoute(
     app,

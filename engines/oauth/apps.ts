@@ -5,6 +5,7 @@ import { recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
 import { baseFields } from "../resource.ts";
+import { requireGrant, type Grantor } from "../tenancy/grants.ts";
 import { OAUTH_SCOPES } from "./scopes.ts";
 
 /** `ocs_` + 40 base62 characters (238 bits): SHA-256 at rest is enough, as for API keys. */
@@ -98,15 +99,20 @@ function render(row: Row): OAuthApp {
 
 const newSecret = () => `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
 
-/** Registers an app and records `oauth_app.created` in the same transaction. */
+/**
+ * Registers an app and records `oauth_app.created` in the same transaction. The scopes it may ask
+ * for are a grant (its client secret obtains them by client credentials): `grantor` must hold them.
+ */
 export async function createOAuthApp(
   db: Queryable | Store,
   clock: Clock,
   orgId: string,
   input: OAuthAppCreate,
+  grantor: Grantor,
   createdByUser?: string,
 ): Promise<OAuthAppWithSecret> {
   const app = OAuthAppCreateSchema.parse(input);
+  requireGrant(grantor, { type: "oauth_app", scopes: app.scopes });
   const secret = app.kind === "confidential" ? newSecret() : null;
   const now = clock.now();
   return inTransaction(db, async (tx) => {
@@ -156,15 +162,25 @@ export async function getOAuthApp(db: Queryable, orgId: string, id: string): Pro
   return render(row);
 }
 
-/** Changes what the app says about itself; tokens already issued keep at most the new scopes. */
+/**
+ * Changes what the app says about itself; tokens already issued keep at most the new scopes.
+ * `grantor` must hold the app's scopes before and after: a new redirect URI on a wider app would
+ * let its changer collect the codes of members who can grant more.
+ */
 export async function updateOAuthApp(
   db: Queryable,
   clock: Clock,
   orgId: string,
   id: string,
   input: OAuthAppUpdate,
+  grantor: Grantor,
 ): Promise<OAuthApp> {
   const change = OAuthAppUpdateSchema.parse(input);
+  const before = await getOAuthApp(db, orgId, id);
+  requireGrant(grantor, {
+    type: "oauth_app",
+    scopes: [...new Set([...before.scopes, ...(change.scopes ?? [])])],
+  });
   const [row] = await db.query(
     `UPDATE oauth_apps SET
        name = COALESCE($3, name),
@@ -188,17 +204,22 @@ export async function updateOAuthApp(
   return render(row);
 }
 
-/** A new client secret; the old one stops working at once. */
+/**
+ * A new client secret; the old one stops working at once. The secret obtains the app's scopes by
+ * client credentials, so `grantor` must hold them.
+ */
 export async function rotateOAuthAppSecret(
   db: Queryable,
   clock: Clock,
   orgId: string,
   id: string,
+  grantor: Grantor,
 ): Promise<OAuthAppWithSecret> {
   const app = await getOAuthApp(db, orgId, id);
   if (app.kind === "public") {
     throw new AppError("invalid_request", "A public app has no client secret to rotate");
   }
+  requireGrant(grantor, { type: "oauth_app", scopes: app.scopes });
   const secret = newSecret();
   const [row] = await db.query(
     `UPDATE oauth_apps SET client_secret_hash = $3, secret_last4 = $4, updated_at = $5

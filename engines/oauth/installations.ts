@@ -4,6 +4,7 @@ import { inTransaction, type Queryable, type Row, type Store } from "../../store
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { baseFields, rfcOrNull } from "../resource.ts";
+import { requireGrant, type Grantor } from "../tenancy/grants.ts";
 import { OAuthAppSchema } from "./apps.ts";
 import { revokeGrantRecords } from "./records.ts";
 
@@ -88,19 +89,22 @@ export interface Authorization {
   userId: string;
   grantId: string;
   scopes: string[];
+  /** Who consents: the member, with their role in `orgId` (`{ type: "member", role }`). */
+  grantor: Grantor;
 }
 
 /**
  * Records a consent: the organization's installation of the app now acts through `grantId` with
  * `scopes` (re-consenting replaces both), and `oauth_app.authorized` is written in the same
  * transaction. Returns the grant the installation held before, for the caller to revoke if it
- * is another one.
+ * is another one. The scopes are the grantor's to give (`requireGrant`): a member's role bounds them.
  */
 export async function authorizeInstallation(
   db: Queryable | Store,
   clock: Clock,
   input: Authorization,
 ): Promise<{ installation: OAuthInstallation; previousGrantId: string | undefined }> {
+  requireGrant(input.grantor, { type: "oauth_consent", scopes: input.scopes });
   const now = clock.now();
   return inTransaction(db, async (tx) => {
     const [before] = await tx.query(

@@ -1,4 +1,5 @@
-import { hasScope, SCOPE_NAMES, type Access, type ScopeName } from "../tenancy/scopes.ts";
+import { exceeding } from "../tenancy/grants.ts";
+import { SCOPE_NAMES, type ScopeName } from "../tenancy/scopes.ts";
 
 /**
  * The scopes an OAuth app may ask for: every scope family with `:read` or `:write`, the same
@@ -21,15 +22,10 @@ const FAMILY_WORDS: Record<ScopeName, string> = {
 /** Whether `scope` is one OAuth knows (`finance:read`, …). */
 export const isOAuthScope = (scope: string): boolean => OAUTH_SCOPES.includes(scope);
 
-/** `finance:read` → ["finance", "read"]. */
-function parse(scope: string): [ScopeName, Access] {
-  const [name, access] = scope.split(":");
-  return [name as ScopeName, access as Access];
-}
-
 /**
  * The scopes of `requested` that both the app may ask for and `holder` (a role's scopes, with
- * wildcards) holds: nobody grants more than they have, no app gets more than it registered.
+ * wildcards) holds: nobody grants more than they have (the "may grant" rule's `exceeding`), no app
+ * gets more than it registered.
  *
  * @example
  *   grantable(["finance:write", "keys:write"], ["finance:write"], ["*:read"]) // []
@@ -41,7 +37,7 @@ export function grantable(
   holder: readonly string[],
 ): string[] {
   return requested.filter(
-    (scope) => isOAuthScope(scope) && appScopes.includes(scope) && hasScope(holder, ...parse(scope)),
+    (scope) => isOAuthScope(scope) && appScopes.includes(scope) && exceeding(holder, [scope]).length === 0,
   );
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
 import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
 import { EmailSchema } from "../fields.ts";
+import { requireGrant, type Grantor } from "../tenancy/grants.ts";
 import { hashPassword } from "./passwords.ts";
 import { ROLES, type Role } from "./roles.ts";
 import { revokeUserSessions } from "./sessions.ts";
@@ -15,13 +16,18 @@ export const RESET_TTL_MS = 60 * 60 * 1000;
 export const InvitationSchema = z.object({ email: EmailSchema, role: z.enum(ROLES) }).strict();
 export type Invitation = z.infer<typeof InvitationSchema>;
 
-/** A one-time link's token for `email` to join `orgId` as `role` (`users invite`). */
+/**
+ * A one-time link's token for `email` to join `orgId` as `role` (`users invite`). The role is
+ * `grantor`'s to give (`requireGrant`): an owner in the dashboard, the operator on the CLI.
+ */
 export async function inviteMember(
   db: Queryable | Store,
   clock: Clock,
   orgId: string,
   input: Invitation,
+  grantor: Grantor,
 ): Promise<string> {
+  requireGrant(grantor, { type: "role", role: input.role });
   return inTransaction(db, async (tx) => {
     const [member] = await tx.query(
       `SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND lower(u.email) = lower($2)`,

@@ -3,6 +3,7 @@ import { AppError, type Clock } from "../../core/index.ts";
 import type { Queryable, Row } from "../../store/index.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
+import { requireGrant, type Grantor } from "../tenancy/grants.ts";
 import { ROLES, type Role } from "./roles.ts";
 
 /**
@@ -93,7 +94,8 @@ export async function recordInvited(
 /**
  * Sets a member's role, or removes the member (`role` undefined), with its event. The last owner can
  * neither leave nor be demoted: the organization would have none. The member's sessions in this
- * organization end, since they act with the old role.
+ * organization end, since they act with the old role. `grantor` must be able to grant both the
+ * member's role and the new one (`requireGrant`): nobody changes a member above their own role.
  */
 export async function changeMembership(
   tx: Queryable,
@@ -101,10 +103,13 @@ export async function changeMembership(
   orgId: string,
   userId: string,
   role: Role | undefined,
+  grantor: Grantor,
 ): Promise<void> {
+  if (role) requireGrant(grantor, { type: "role", role });
   const rows = await tx.query(`${SELECT_MEMBERS} ORDER BY m.id FOR UPDATE OF m`, [orgId]);
   const row = rows.find((candidate) => candidate.user_id === userId);
   if (!row) throw new AppError("not_found", "No such member");
+  requireGrant(grantor, { type: "role", role: row.role as Role });
   const owners = rows.filter((candidate) => candidate.role === "owner").length;
   if (row.role === "owner" && role !== "owner" && owners === 1) {
     throw new AppError("conflict", "The organization's last owner cannot leave or change role");

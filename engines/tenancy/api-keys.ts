@@ -14,6 +14,7 @@ import { recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
 import { ENGINES, baseFields, rfcOrNull } from "../resource.ts";
+import { requireGrant, type Grantor } from "./grants.ts";
 import { KEY_KINDS, scopesFor, type KeyKind } from "./scopes.ts";
 
 /** `sk_live_` + 40 base62 characters: 238 bits, so SHA-256 at rest is enough. */
@@ -108,16 +109,28 @@ export const API_KEY_EVENT_TYPES: EventType[] = [
   { type: "api_key.revoked", description: "An API key was revoked.", object: ApiKeySchema },
 ];
 
+/** The scopes a key made from `input` holds: its kind expanded (`scopesFor`), engine access read unless given. */
+export function apiKeyScopes(input: ApiKeyCreate): string[] {
+  return scopesFor(input.kind, input.engines ?? [], input.access ?? "read");
+}
+
 /**
  * Creates a key and its `api_key.created` event. Pass a transaction, or a store
- * (then one is opened), so the key and its event commit together.
+ * (then one is opened), so the key and its event commit together. `grantor` is who asks:
+ * a key wider than what it holds is refused (`requireGrant`; `OPERATOR` for the admin API,
+ * the CLI and the first start).
+ *
+ * @example
+ *   await createApiKey(store, orgId, { kind: "read_only" }, c.get("principal"));
  */
 export async function createApiKey(
   db: Queryable | Store,
   orgId: string,
   input: ApiKeyCreate,
+  grantor: Grantor,
   options: { createdByUser?: string } = {},
 ): Promise<CreatedApiKey> {
+  requireGrant(grantor, { type: "api_key", scopes: apiKeyScopes(input) });
   return inTransaction(db, (tx) => insertApiKey(tx, orgId, input, options.createdByUser ?? null));
 }
 
@@ -128,7 +141,7 @@ async function insertApiKey(
   createdByUser: string | null,
 ): Promise<CreatedApiKey> {
   const access = input.kind === "engine" ? (input.access ?? "read") : null;
-  const scopes = scopesFor(input.kind, input.engines ?? [], access ?? "read");
+  const scopes = apiKeyScopes(input);
   const secret = `${KEY_PREFIX}${randomBase62(SECRET_LENGTH)}`;
   const rows = await db.query(
     `INSERT INTO api_keys (id, org_id, name, kind, engines, access, scopes, secret_hash, display_prefix, last4, created_by_user)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/index.ts";
-import { addMembership, changeMembership, inviteMember, listMembers } from "../../engines/index.ts";
+import { addMembership, changeMembership, inviteMember, listMembers, OPERATOR } from "../../engines/index.ts";
 import { useTestApp } from "../helpers/app.ts";
 import { signedInMember } from "../helpers/members.ts";
 import { storeKinds } from "../helpers/stores.ts";
@@ -21,10 +21,13 @@ describe.each(storeKinds())("member events on $name", (kind) => {
   it("records an invitation, a join, a role change and a removal", async () => {
     const org = await t.newOrg();
     const owner = await signedInMember(t, org.id, "owner");
-    const token = await inviteMember(t.store, t.clock, org.id, {
-      email: "new-person@example.com",
-      role: "viewer",
-    });
+    const token = await inviteMember(
+      t.store,
+      t.clock,
+      org.id,
+      { email: "new-person@example.com", role: "viewer" },
+      OPERATOR,
+    );
     const [invited] = await eventsOf(org.key, "member.invited");
     expect(invited!.data.object).toMatchObject({
       object: "member",
@@ -40,12 +43,16 @@ describe.each(storeKinds())("member events on $name", (kind) => {
     expect(JSON.stringify(joined)).not.toContain("scrypt");
 
     const developer = await signedInMember(t, org.id, "developer");
-    await t.store.transaction((tx) => changeMembership(tx, t.clock, org.id, developer.userId, "admin"));
+    await t.store.transaction((tx) =>
+      changeMembership(tx, t.clock, org.id, developer.userId, "admin", OPERATOR),
+    );
     const [changed] = await eventsOf(org.key, "member.role_changed");
     expect(changed!.data.object).toMatchObject({ user: developer.userId, role: "admin", status: "active" });
     expect(changed!.data.previous_attributes).toEqual({ role: "developer" });
 
-    await t.store.transaction((tx) => changeMembership(tx, t.clock, org.id, developer.userId, undefined));
+    await t.store.transaction((tx) =>
+      changeMembership(tx, t.clock, org.id, developer.userId, undefined, OPERATOR),
+    );
     const [removed] = await eventsOf(org.key, "member.removed");
     expect(removed!.data.object).toMatchObject({ user: developer.userId, status: "removed" });
     expect((await listMembers(t.store, org.id)).map((member) => member.user)).toEqual([owner.userId]);
@@ -55,7 +62,7 @@ describe.each(storeKinds())("member events on $name", (kind) => {
     const org = await t.newOrg();
     const owner = await signedInMember(t, org.id, "owner");
     const refused = await t.store
-      .transaction((tx) => changeMembership(tx, t.clock, org.id, owner.userId, "viewer"))
+      .transaction((tx) => changeMembership(tx, t.clock, org.id, owner.userId, "viewer", OPERATOR))
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe("conflict");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, createOrganization } from "../../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR } from "../../engines/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { ServerProcess } from "../helpers/process.ts";
 import { insertEndpoint, privateDatabase, startReceiver, type Receiver } from "../helpers/webhooks.ts";
@@ -89,7 +89,7 @@ describe.skipIf(!enabled)("many nodes: two API nodes and two workers on one Post
     receiver = await startReceiver(() => ({ status: 200, delayMs: 10 }));
     const org = await createOrganization(db, { name: "multinode", plan: "enterprise" });
     orgId = org.id;
-    key = (await createApiKey(db, orgId, { kind: "full_access", name: "multinode" })).secret;
+    key = (await createApiKey(db, orgId, { kind: "full_access", name: "multinode" }, OPERATOR)).secret;
     for (const path of ["/a", "/b"]) {
       await insertEndpoint(db, receiver.url + path, { orgId, event_types: ["contact.created"] });
     }
@@ -258,7 +258,7 @@ describe.skipIf(!enabled)("many nodes: two API nodes and two workers on one Post
 
   it("counts one key's rate limit across both API nodes", async () => {
     const free = await createOrganization(db, { name: "multinode-free", plan: "free" });
-    const { secret } = await createApiKey(db, free.id, { kind: "read_only", name: "limited" });
+    const { secret } = await createApiKey(db, free.id, { kind: "read_only", name: "limited" }, OPERATOR);
     const replies: Reply[] = [];
     for (let i = 0; i < 12; i++) replies.push(await call(i % 2 ? b : a, "GET", "/v1/me", { key: secret }));
     expect(replies.map((reply) => reply.status)).toEqual([...Array<number>(10).fill(200), 429, 429]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, createOrganization } from "../../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR } from "../../engines/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { ServerProcess } from "../helpers/process.ts";
 import { privateDatabase } from "../helpers/webhooks.ts";
@@ -30,7 +30,7 @@ describe.skipIf(!enabled)("an API node through outages of PostgreSQL and Redis",
   beforeAll(async () => {
     db = await privateDatabase(databaseUrl!);
     const org = await createOrganization(db, { name: "outages", plan: "enterprise" });
-    key = (await createApiKey(db, org.id, { kind: "full_access", name: "outages" })).secret;
+    key = (await createApiKey(db, org.id, { kind: "full_access", name: "outages" }, OPERATOR)).secret;
     postgresProxy = await startCuttableProxy(new URL(db.url));
     redisProxy = await startCuttableProxy(new URL(redisUrl!));
     cluster = createCluster({

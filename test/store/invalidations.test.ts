@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62, silentLogger, systemClock } from "../../core/index.ts";
-import { createApiKey, createOrganization, revokeApiKey, touchApiKey } from "../../engines/index.ts";
+import {
+  createApiKey,
+  createOrganization,
+  OPERATOR,
+  revokeApiKey,
+  touchApiKey,
+} from "../../engines/index.ts";
 import {
   API_KEY_CHANGED,
   createInvalidations,
@@ -45,7 +51,7 @@ describe.each(storeKinds())("invalidation messages on $name", (kind) => {
 
   it("tells of a revoked key at commit, and not of a key's use", async () => {
     const org = await createOrganization(store, { name: `invalidations-${randomBase62(8)}` });
-    const key = await createApiKey(store, org.id, { kind: "read_only", name: "k" });
+    const key = await createApiKey(store, org.id, { kind: "read_only", name: "k" }, OPERATOR);
     await touchApiKey(store, key.id, new Date());
     await settle();
     expect(heardOf(key.id)).toEqual([]);
@@ -94,7 +100,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("invalidation messages across a 
       proxy.cut();
       await expect.poll(() => resets, { timeout: 10_000 }).toBe(1);
       const org = await createOrganization(writer, { name: `invalidations-${randomBase62(8)}` });
-      const key = await createApiKey(writer, org.id, { kind: "read_only", name: "k" });
+      const key = await createApiKey(writer, org.id, { kind: "read_only", name: "k" }, OPERATOR);
       await revokeApiKey(writer, org.id, key.id, systemClock);
       await expect.poll(() => heard.includes(key.id), { timeout: 10_000 }).toBe(true);
     } finally {
