@@ -17,7 +17,8 @@ import {
   verifyPassword,
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { fieldError, page, type Html } from "./layout.ts";
+import { csrfField, fieldError, page, type Html } from "./layout.ts";
+import { preSessionCsrf } from "./guard.ts";
 import { formOf, textOf, type DashboardParts, errorsByField } from "./parts.ts";
 import { addressOf, clearSessionCookie, setSessionCookie } from "./session.ts";
 
@@ -26,6 +27,8 @@ const SIGN_IN_LIMITS = { account: { limit: 10, window_s: 900 }, address: { limit
 
 /**
  * Accounts: the first owner's setup link, invitations, password resets, sign-in and sign-out.
+ * Their forms are sent before there is a session: each carries the pre-session CSRF token
+ * (`preSessionCsrf`), which the form guard checks with the origin before any handler here runs.
  * A link is one-time (its row is locked while it is used); a sign-in answers a wrong password and an
  * unknown account alike, in the same time, and is limited per account and per address.
  */
@@ -34,7 +37,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   app.get("/setup/:token", async (c) => {
     const token = await findUserToken(deps.store, deps.clock, "setup", c.req.param("token"));
     if (!token) return c.html(page("Setup link", {}, expiredLink()), 404);
-    return c.html(page("Set up Tessera", {}, setupForm({}, {})));
+    return c.html(page("Set up Tessera", {}, setupForm(preSessionCsrf(c, deps), {}, {})));
   });
   app.post("/setup/:token", async (c) => {
     const form = await formOf(c);
@@ -46,7 +49,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const parsed = NewUserSchema.safeParse(values);
     if (!parsed.success) {
       const errors = errorsByField(parsed.error);
-      return c.html(page("Set up Tessera", {}, setupForm(values, errors)), 422);
+      return c.html(page("Set up Tessera", {}, setupForm(preSessionCsrf(c, deps), values, errors)), 422);
     }
     const created = await deps.store
       .transaction(async (tx) => {
@@ -71,7 +74,10 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       });
     if (!created) return c.html(page("Setup link", {}, expiredLink()), 404);
     if (created instanceof AppError)
-      return c.html(page("Set up Tessera", {}, setupForm(values, { email: created.message })), 409);
+      return c.html(
+        page("Set up Tessera", {}, setupForm(preSessionCsrf(c, deps), values, { email: created.message })),
+        409,
+      );
     setSessionCookie(c, deps, created.token);
     return c.redirect("/", 303);
   });
@@ -80,7 +86,14 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const token = await findUserToken(deps.store, deps.clock, "invite", c.req.param("token"));
     if (!token?.email) return c.html(page("Invitation", {}, expiredLink()), 404);
     const existing = await findUserByEmail(deps.store, token.email);
-    return c.html(page("Join", {}, inviteForm(token.email, token.role ?? "viewer", Boolean(existing), {})));
+    const form = inviteForm(
+      preSessionCsrf(c, deps),
+      token.email,
+      token.role ?? "viewer",
+      Boolean(existing),
+      {},
+    );
+    return c.html(page("Join", {}, form));
   });
   app.post("/invite/:token", async (c) => {
     const form = await formOf(c);
@@ -130,6 +143,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
           "Join",
           {},
           inviteForm(
+            preSessionCsrf(c, deps),
             outcome.email ?? "",
             outcome.role ?? "viewer",
             outcome.existing ?? false,
@@ -146,7 +160,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   app.get("/reset/:token", async (c) => {
     const token = await findUserToken(deps.store, deps.clock, "reset", c.req.param("token"));
     if (!token?.email) return c.html(page("Password reset", {}, expiredLink()), 404);
-    return c.html(page("New password", {}, resetForm(token.email, {})));
+    return c.html(page("New password", {}, resetForm(preSessionCsrf(c, deps), token.email, {})));
   });
   app.post("/reset/:token", async (c) => {
     const form = await formOf(c);
@@ -162,7 +176,10 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     });
     if (!email) return c.html(page("Password reset", {}, expiredLink()), 404);
     if ("error" in email)
-      return c.html(page("New password", {}, resetForm(email.email, { password: email.error! })), 422);
+      return c.html(
+        page("New password", {}, resetForm(preSessionCsrf(c, deps), email.email, { password: email.error! })),
+        422,
+      );
     return c.html(
       page(
         "Password changed",
@@ -176,7 +193,13 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   });
 
   app.get("/sign-in", (c) =>
-    c.html(page("Sign in", {}, signInForm("", undefined, returnPath(c.req.query("return_to"))))),
+    c.html(
+      page(
+        "Sign in",
+        {},
+        signInForm(preSessionCsrf(c, deps), "", undefined, returnPath(c.req.query("return_to"))),
+      ),
+    ),
   );
   app.post("/sign-in", async (c) => {
     const form = await formOf(c);
@@ -199,6 +222,7 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
           "Sign in",
           {},
           signInForm(
+            preSessionCsrf(c, deps),
             email,
             `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
             back,
@@ -212,7 +236,8 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const ok = await verifyPassword(user?.password_hash ?? (await decoyHash()), password);
     const memberships = user && ok ? await membershipsOf(deps.store, user.id) : [];
     if (!user || !ok || memberships.length === 0) {
-      return c.html(page("Sign in", {}, signInForm(email, "Email or password is wrong.", back)), 401);
+      const again = signInForm(preSessionCsrf(c, deps), email, "Email or password is wrong.", back);
+      return c.html(page("Sign in", {}, again), 401);
     }
     const session = await createSession(deps.store, deps.clock, {
       userId: user.id,
@@ -240,10 +265,11 @@ function expiredLink(): Html {
     </p>`;
 }
 
-function setupForm(values: Record<string, string>, errors: Record<string, string>): Html {
+function setupForm(csrf: string, values: Record<string, string>, errors: Record<string, string>): Html {
   return html`<h1>Set up Tessera</h1>
     <p>Become the first owner of this organization: the account you make here manages it in the dashboard.</p>
     <form method="post" class="card" novalidate>
+      ${csrfField({ csrf })}
       <label for="name">Your name</label>
       <input id="name" name="name" type="text" autocomplete="name" required value="${values.name ?? ""}" />
       ${fieldError(errors, "name")}
@@ -264,10 +290,17 @@ function setupForm(values: Record<string, string>, errors: Record<string, string
     </form>`;
 }
 
-function inviteForm(email: string, role: string, existing: boolean, errors: Record<string, string>): Html {
+function inviteForm(
+  csrf: string,
+  email: string,
+  role: string,
+  existing: boolean,
+  errors: Record<string, string>,
+): Html {
   return html`<h1>Join as ${role}</h1>
     <p>This invitation is for <strong>${email}</strong>.</p>
     <form method="post" class="card" novalidate>
+      ${csrfField({ csrf })}
       ${
         existing
           ? html`<p>You have an account: confirm it is yours to join.</p>`
@@ -290,9 +323,10 @@ function inviteForm(email: string, role: string, existing: boolean, errors: Reco
     </form>`;
 }
 
-function resetForm(email: string, errors: Record<string, string>): Html {
+function resetForm(csrf: string, email: string, errors: Record<string, string>): Html {
   return html`<h1>New password</h1>
     <form method="post" class="card" novalidate>
+      ${csrfField({ csrf })}
       <p>For <strong>${email}</strong>. Every session of this account ends when it changes.</p>
       <label for="password">New password (at least 10 characters)</label>
       <input id="password" name="password" type="password" autocomplete="new-password" required />
@@ -309,10 +343,10 @@ function returnPath(value: string | undefined): string | undefined {
   return value && /^\/(?![/\\])[^\s]{0,2000}$/.test(value) ? value : undefined;
 }
 
-function signInForm(email: string, error: string | undefined, back?: string): Html {
+function signInForm(csrf: string, email: string, error: string | undefined, back?: string): Html {
   return html`<h1>Sign in</h1>
     <form method="post" action="/sign-in" class="card">
-      ${back ? html`<input type="hidden" name="return_to" value="${back}" />` : ""}
+      ${csrfField({ csrf })} ${back ? html`<input type="hidden" name="return_to" value="${back}" />` : ""}
       ${error ? html`<p class="error" role="alert">${error}</p>` : ""}
       <label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${email}" />

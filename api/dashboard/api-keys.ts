@@ -2,16 +2,20 @@ import type { Hono } from "hono";
 import { html } from "hono/html";
 import {
   ApiKeyCreateSchema,
+  apiKeyScopes,
   createApiKey,
   ENGINES,
+  GrantRefused,
   hasScope,
   listApiKeys,
   listMembers,
+  mayGrant,
   revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
+import { principalOfSession } from "./session.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
 export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
@@ -42,9 +46,26 @@ export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
         422,
       );
     }
-    const created = await createApiKey(deps.store, signed.session.orgId, parsed.data, {
-      createdByUser: signed.session.user.id,
+    // The "may grant" rule, in the service: a key holds no more than the member's role (403 at `kind`).
+    const created = await createApiKey(
+      deps.store,
+      signed.session.orgId,
+      parsed.data,
+      principalOfSession(signed.session),
+      {
+        createdByUser: signed.session.user.id,
+      },
+    ).catch((error: unknown) => {
+      if (error instanceof GrantRefused) return error;
+      throw error;
     });
+    if (created instanceof GrantRefused) {
+      const errors = { kind: created.message };
+      return c.html(
+        page("API Keys", nav(signed, "/settings/api-keys"), await keysPage(deps, signed, { errors })),
+        403,
+      );
+    }
     return c.html(
       page(
         "API Keys",
@@ -79,6 +100,9 @@ async function keysPage(
   const creator = (userId: string | null) =>
     userId ? (names.get(userId) ?? userId) : html`<span class="muted">API or CLI</span>`;
   const canWrite = hasScope(signed.session.scopes, "keys", "write");
+  // Only the kinds this member may grant are offered (a developer has no full-access option).
+  const grantable = (kind: "full_access" | "read_only") =>
+    !mayGrant(principalOfSession(signed.session), { type: "api_key", scopes: apiKeyScopes({ kind }) });
   const errors = state.errors ?? {};
   return html`${settingsTabs("/settings/api-keys")}
     <h1>API Keys</h1>
@@ -141,8 +165,8 @@ async function keysPage(
             <input id="key-name" name="name" type="text" maxlength="100" />
             <label for="key-kind">Access</label>
             <select id="key-kind" name="kind">
-              <option value="full_access">Full access</option>
-              <option value="read_only">Read-only</option>
+              ${grantable("full_access") ? html`<option value="full_access">Full access</option>` : ""}
+              ${grantable("read_only") ? html`<option value="read_only">Read-only</option>` : ""}
               <option value="engine">Engine-specific</option>
             </select>
             ${fieldError(errors, "kind")}

@@ -13,6 +13,7 @@ import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organization.ts";
 import { overviewRoutes } from "./overview.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
+import { formGuard } from "./guard.ts";
 import { createParts } from "./parts.ts";
 import { noStore } from "./session.ts";
 import { syncPanelRoutes } from "./sync-panel.ts";
@@ -39,6 +40,9 @@ const PAGES = [
   "/sync",
   "/sync/*",
 ];
+
+/** The deploy forms: a function's files, read under the upload limit. */
+const UPLOADS = /^\/functions\/(?:new|[^/]+\/deploy)$/;
 
 /**
  * A page's error as a page: the app's error handler answers problem+json (what /v1 callers read);
@@ -68,10 +72,11 @@ function problemsAsPages(): MiddlewareHandler<AppEnv> {
 /**
  * The dashboard, served at `/` by the same process: accounts (setup, invitations, resets, sign-in),
  * the overview, the SYNC panel, Settings → API Keys, Members and Sessions. Pages are rendered on
- * the server (layout.ts); every state-changing form carries the session's CSRF token (parts.ts).
+ * the server (layout.ts); every state change passes `formGuard` (origin, body limit, CSRF token).
  */
 export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const guard = formGuard(deps, { uploads: UPLOADS });
   // Mounted at `/` beside `/v1`: its headers go on its own paths only.
   for (const path of PAGES) {
     app.use(path, noStore());
@@ -80,6 +85,8 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
       c.header("Content-Security-Policy", CSP);
     });
     app.use(path, problemsAsPages());
+    // Every state change: this origin, a bounded body, a CSRF token (guard.ts).
+    app.use(path, guard);
   }
   app.get("/dashboard/assets/app.css", (c) => {
     c.header("Content-Type", "text/css; charset=utf-8");

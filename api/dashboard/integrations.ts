@@ -4,7 +4,9 @@ import {
   createOAuthApp,
   describeScopes,
   disconnectInstallation,
+  GrantRefused,
   hasScope,
+  mayGrant,
   listInstallations,
   listOAuthApps,
   OAUTH_SCOPES,
@@ -15,6 +17,7 @@ import {
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { errorsByField, forbidden, textOf, type DashboardParts, type Form, type Signed } from "./parts.ts";
+import { principalOfSession } from "./session.ts";
 
 const PATH = "/settings/integrations";
 
@@ -28,7 +31,8 @@ interface PageState {
 /**
  * Settings → Integrations: the apps installed in this organization (their scopes, who granted them,
  * last use; Disconnect stops every token at once) and the OAuth apps it registered (register, with
- * the client secret shown once; rotate the secret). Changes need `keys:write`, as API keys do.
+ * the client secret shown once; rotate the secret). Changes need `keys:write`, as API keys do, and
+ * an app's scopes are the member's to grant (the form offers those; the service refuses the rest).
  */
 export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, posted, nav } = parts;
@@ -57,8 +61,14 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
       deps.clock,
       signed.session.orgId,
       parsed.data,
+      principalOfSession(signed.session),
       signed.session.user.id,
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof GrantRefused) return error;
+      throw error;
+    });
+    if (created instanceof GrantRefused)
+      return c.html(await render(signed, { errors: { scopes: created.message }, values: form }), 403);
     return c.html(await render(signed, { created }), 201);
   });
   app.post(`${PATH}/apps/:id/rotate`, async (c) => {
@@ -71,6 +81,7 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
       deps.clock,
       signed.session.orgId,
       c.req.param("id"),
+      principalOfSession(signed.session),
     );
     return c.html(await render(signed, { created: rotated }));
   });
@@ -110,6 +121,9 @@ async function integrationsPage(deps: ApiDeps, signed: Signed, state: PageState)
     listOAuthApps(deps.store, orgId, 1, 100),
   ]);
   const canWrite = hasScope(signed.session.scopes, "keys", "write");
+  // An app's secret obtains its scopes: only a member who may grant them rotates it.
+  const mayRotate = (scopes: string[]) =>
+    !mayGrant(principalOfSession(signed.session), { type: "oauth_app", scopes });
   return html`${settingsTabs(PATH)}
     <h1>Integrations</h1>
     ${state.created ? secretNotice(state.created) : ""}
@@ -177,7 +191,7 @@ async function integrationsPage(deps: ApiDeps, signed: Signed, state: PageState)
               <td>${registered.redirect_uris.map((uri) => html`<code>${uri}</code><br />`)}</td>
               <td>
                 ${
-                  canWrite && registered.kind === "confidential"
+                  canWrite && registered.kind === "confidential" && mayRotate(registered.scopes)
                     ? postButton(signed, `${PATH}/apps/${registered.id}/rotate`, "Rotate secret", {
                         buttonClass: "danger",
                         ariaLabel: `Rotate the secret of ${registered.name}`,
@@ -191,7 +205,7 @@ async function integrationsPage(deps: ApiDeps, signed: Signed, state: PageState)
     </table>
     ${
       canWrite
-        ? registerForm(signed, state.errors ?? {}, state.values ?? {})
+        ? registerForm(signed, state.errors ?? {}, state.values ?? {}, grantableScopes(signed))
         : html`<p class="muted">
             Your role (${signed.session.role}) can see integrations but not change them.
           </p>`
@@ -214,7 +228,13 @@ function secretNotice(app: OAuthAppWithSecret): Html {
   </section>`;
 }
 
-function registerForm(signed: Signed, errors: Record<string, string>, values: Form): Html {
+/** The scopes this member may let an app ask for: the ones their role holds. */
+const grantableScopes = (signed: Signed): string[] =>
+  OAUTH_SCOPES.filter(
+    (scope) => !mayGrant(principalOfSession(signed.session), { type: "oauth_app", scopes: [scope] }),
+  );
+
+function registerForm(signed: Signed, errors: Record<string, string>, values: Form, scopes: string[]): Html {
   const checked = [values.scopes ?? []].flat();
   return html`<form method="post" action="${PATH}/apps" class="card" novalidate>
     <h2>Register an app</h2>
@@ -236,7 +256,7 @@ ${textOf(values, "redirect_uris")}</textarea>
     </select>
     <fieldset>
       <legend>Scopes it may ask for</legend>
-      ${OAUTH_SCOPES.map(
+      ${scopes.map(
         (scope) =>
           html`<label
             ><input

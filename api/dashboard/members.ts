@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import { AppError } from "../../core/index.ts";
 import {
   changeMembership,
+  GrantRefused,
   InvitationSchema,
   isRole,
   listMembers,
@@ -15,11 +16,11 @@ import {
 import type { AppEnv } from "../env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
-import { clearSessionCookie } from "./session.ts";
+import { clearSessionCookie, principalOfSession } from "./session.ts";
 
 /**
  * Settings → Members (the organization's people and their roles; an owner invites, changes roles and
- * removes) and Settings → Sessions (where this account is signed in; sign out one, or everywhere).
+ * removes: the services check each against the "may grant" rule too) and Settings → Sessions (where this account is signed in; sign out one, or everywhere).
  */
 export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, posted, nav } = parts;
@@ -41,12 +42,20 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       const errors = errorsByField(parsed.error);
       return c.html(membersPage(signed, { errors }), 422);
     }
-    const token = await inviteMember(deps.store, deps.clock, signed.session.orgId, parsed.data).catch(
-      (error: unknown) => {
-        if (error instanceof AppError && error.code === "conflict") return error;
-        throw error;
-      },
-    );
+    const grantor = principalOfSession(signed.session);
+    const token = await inviteMember(
+      deps.store,
+      deps.clock,
+      signed.session.orgId,
+      parsed.data,
+      grantor,
+    ).catch((error: unknown) => {
+      if (error instanceof GrantRefused || (error instanceof AppError && error.code === "conflict"))
+        return error;
+      throw error;
+    });
+    if (token instanceof GrantRefused)
+      return c.html(membersPage(signed, { errors: { role: token.message } }), 403);
     if (token instanceof AppError)
       return c.html(membersPage(signed, { errors: { email: token.message } }), 409);
     const origin = deps.config.publicUrl ?? new URL(c.req.url).origin;
@@ -59,8 +68,9 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (signed.session.role !== "owner") return forbidden(c, signed);
     const role = textOf(form, "role");
     if (!isRole(role)) throw new AppError("validation_failed", "Unknown role");
+    const grantor = principalOfSession(signed.session);
     await deps.store.transaction((tx) =>
-      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), role),
+      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), role, grantor),
     );
     return c.redirect("/settings/members", 303);
   });
@@ -69,8 +79,9 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (result instanceof Response) return result;
     const { signed } = result;
     if (signed.session.role !== "owner") return forbidden(c, signed);
+    const grantor = principalOfSession(signed.session);
     await deps.store.transaction((tx) =>
-      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), undefined),
+      changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), undefined, grantor),
     );
     return c.redirect("/settings/members", 303);
   });

@@ -11,21 +11,43 @@ import {
   type SessionPrincipal,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
+import { sameOrigin } from "./origin.ts";
 
-/** The session cookie: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
+/** The session cookie's name after its prefix (function invocations strip every `tessera_*` cookie). */
 export const SESSION_COOKIE = "tessera_session";
 
+/** Whether this origin is https (`TESSERA_PUBLIC_URL`): cookies are then Secure and `__Host-` prefixed. */
+export function httpsOrigin(deps: ApiDeps): boolean {
+  return deps.config.publicUrl?.startsWith("https:") ?? false;
+}
+
+/**
+ * A cookie's name on this origin: `__Host-tessera_…` over https, which browsers accept only Secure,
+ * with `Path=/` and no `Domain` (RFC 6265bis §4.1.3.2), so no sibling host or plain-http page can set
+ * or shadow it; plain `tessera_…` over http, where a browser refuses the prefix.
+ */
+export function cookieName(deps: ApiDeps, name: string): string {
+  return httpsOrigin(deps) ? `__Host-${name}` : name;
+}
+
+/** The session cookie: HttpOnly, SameSite=Lax, Secure and `__Host-` when this origin is https. */
 export function setSessionCookie(c: Context<AppEnv>, deps: ApiDeps, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, {
+  setCookie(c, cookieName(deps, SESSION_COOKIE), token, {
     httpOnly: true,
     sameSite: "Lax",
-    secure: deps.config.publicUrl?.startsWith("https:") ?? false,
+    secure: httpsOrigin(deps),
     path: "/",
     maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
   });
 }
 
+/**
+ * Clears the session cookie under both names, each with the attributes it was set with (a browser
+ * ignores a `__Host-` cookie without Secure): whichever this origin uses goes, and so does an
+ * unprefixed one left from before the origin was https.
+ */
 export function clearSessionCookie(c: Context<AppEnv>): void {
+  deleteCookie(c, `__Host-${SESSION_COOKIE}`, { path: "/", secure: true });
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
 }
 
@@ -34,7 +56,7 @@ export async function sessionOf(
   c: Context<AppEnv>,
   deps: ApiDeps,
 ): Promise<{ session: SessionPrincipal; csrf: string } | undefined> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, cookieName(deps, SESSION_COOKIE));
   if (!token || token.length > 100) return undefined;
   const session = await resolveSession(deps.store, deps.clock, token);
   return session ? { session, csrf: csrfFor(token) } : undefined;
@@ -43,11 +65,12 @@ export async function sessionOf(
 /**
  * The API accepts a dashboard session (the same cookie) from its own origin, acting as the user with
  * the role's scopes in the session's organization. A request that changes anything must also carry
- * the session's CSRF token as `X-CSRF-Token` and come from this origin: a cookie alone, which any
- * site's form could send, is never enough. Undefined when there is no session cookie.
+ * the session's CSRF token as `X-CSRF-Token` and come from this origin (`sameOrigin`, the rule of the
+ * dashboard's forms too): a cookie alone, which any site's form could send, is never enough.
+ * Undefined when there is no session cookie.
  */
 export async function sessionPrincipal(c: Context<AppEnv>, deps: ApiDeps): Promise<KeyPrincipal | undefined> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, cookieName(deps, SESSION_COOKIE));
   if (!token) return undefined;
   const signed = await sessionOf(c, deps);
   if (!signed) {
@@ -56,7 +79,10 @@ export async function sessionPrincipal(c: Context<AppEnv>, deps: ApiDeps): Promi
     });
   }
   const safe = c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS";
-  if (!safe && !(sameOrigin(c) && csrfMatches(signed.session, c.req.header("x-csrf-token")))) {
+  if (
+    !safe &&
+    !(sameOrigin(c, deps.config.publicUrl) && csrfMatches(signed.session, c.req.header("x-csrf-token")))
+  ) {
     throw new AppError(
       "insufficient_scope",
       "A session's changes need this origin and its X-CSRF-Token header",
@@ -80,19 +106,6 @@ export function principalOfSession(session: SessionPrincipal): KeyPrincipal {
     kind: "full_access",
     user: { id: session.user.id, email: session.user.email, name: session.user.name, role: session.role },
   };
-}
-
-/** The browser says the request comes from this origin (Fetch Metadata, else Origin against Host). */
-function sameOrigin(c: Context<AppEnv>): boolean {
-  const site = c.req.header("sec-fetch-site");
-  if (site) return site === "same-origin";
-  const origin = c.req.header("origin");
-  if (!origin) return false;
-  try {
-    return new URL(origin).host === c.req.header("host");
-  } catch {
-    return false;
-  }
 }
 
 /** The client's address, for rate limits and the sessions list (the socket's; no proxy header is trusted). */

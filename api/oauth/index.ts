@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { ApiDeps, AppEnv } from "../env.ts";
+import { SMALL_FORM_BYTES } from "../dashboard/guard.ts";
 import { createParts } from "../dashboard/parts.ts";
 import { interactionRoutes } from "./interaction.ts";
 import { OAUTH_PATH } from "./provider.ts";
@@ -19,11 +20,14 @@ const METADATA = "/.well-known/oauth-authorization-server";
 export function oauthRoutes(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   interactionRoutes(app, deps.oauth, createParts(deps));
-  const metadata = async (c: Context<AppEnv>) => handOff(c, await deps.oauth.providerFor(c), METADATA);
+  // A token, revocation or introspection request is a few fields: read no further than a small form.
+  const maxBodyBytes = Math.min(SMALL_FORM_BYTES, deps.config.maxBodyBytes);
+  const metadata = async (c: Context<AppEnv>) =>
+    handOff(c, await deps.oauth.providerFor(c), METADATA, maxBodyBytes);
   app.get(METADATA, metadata);
   app.get(`${METADATA}${OAUTH_PATH}`, metadata);
   app.all(`${OAUTH_PATH}/*`, async (c) =>
-    handOff(c, await deps.oauth.providerFor(c), c.req.path.slice(OAUTH_PATH.length)),
+    handOff(c, await deps.oauth.providerFor(c), c.req.path.slice(OAUTH_PATH.length), maxBodyBytes),
   );
   return app;
 }

@@ -16,6 +16,7 @@ import type { Store } from "../../store/index.ts";
 import type { AppEnv } from "../env.ts";
 import { CSP } from "../dashboard/layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../dashboard/parts.ts";
+import { formGuard } from "../dashboard/guard.ts";
 import { noStore, sessionOf } from "../dashboard/session.ts";
 import { consentPage, errorPage, organizationPicker } from "./pages.ts";
 import { nodeOf, type OAuthServer } from "./server.ts";
@@ -41,6 +42,8 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
   const { deps, posted, nav } = parts;
   app.use(`${PAGE}/*`, noStore());
   app.use(PAGE, noStore());
+  // Approve and Deny as every dashboard form: this origin, a bounded body, a CSRF token.
+  app.use(`${OAUTH_PATH}/interaction/*`, formGuard(deps));
 
   app.get(PAGE, async (c) => {
     const pending = await pendingOf(c, oauth, deps.store);
@@ -96,6 +99,7 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
       userId: result.signed.session.user.id,
       grantId,
       scopes: granted,
+      grantor: { type: "member", role: member.role },
     });
     // Re-consent by another member starts a new grant: the old one's tokens stop now.
     if (previousGrantId) await revokeGrantRecords(deps.store, previousGrantId);

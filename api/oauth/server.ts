@@ -1,9 +1,10 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingMessage, type ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { Provider } from "oidc-provider";
 import { AppError, type Clock, type Config } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
+import { readIncoming } from "../middleware/json-body.ts";
 import { createProvider, OAUTH_PATH } from "./provider.ts";
 
 /** Without a public URL the issuer follows the request's origin; this many are kept at most. */
@@ -63,12 +64,26 @@ export function nodeOf(c: Context): { req: IncomingMessage; res: ServerResponse 
 
 const callbacks = new WeakMap<Provider, (req: IncomingMessage, res: ServerResponse) => void>();
 
+/** Methods whose body is read before the provider sees the request. */
+const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
 /**
  * Hands the request to oidc-provider's Node callback as `path` below the mount point (it reads
  * `originalUrl` to know where it is mounted) and resolves once it has answered on the socket.
+ * A body (token, revocation, introspection requests) is read here first, under `maxBodyBytes`: 413
+ * past it, as on `/v1`, whatever Content-Length says and however it is sent (oidc-provider's own
+ * 56 KiB limit answers 400, and reads only the types it parses).
  */
-export async function handOff(c: Context, provider: Provider, path: string): Promise<Response> {
-  const { req, res } = nodeOf(c);
+export async function handOff(
+  c: Context,
+  provider: Provider,
+  path: string,
+  maxBodyBytes: number,
+): Promise<Response> {
+  const { req: incoming, res } = nodeOf(c);
+  const req = WITH_BODY.has(incoming.method ?? "")
+    ? replayed(incoming, await readIncoming(incoming, maxBodyBytes))
+    : incoming;
   let callback = callbacks.get(provider);
   if (!callback) callbacks.set(provider, (callback = provider.callback()));
   const search = new URL(c.req.url).search;
@@ -79,4 +94,23 @@ export async function handOff(c: Context, provider: Provider, path: string): Pro
     callback(req, res);
   });
   return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * The request again, its body the bytes already read: oidc-provider reads the body off the Node
+ * request itself (lib/shared/selective_body.js), and the original has been read to its end.
+ */
+function replayed(original: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = new IncomingMessage(original.socket);
+  copy.method = original.method;
+  copy.url = original.url;
+  copy.headers = original.headers;
+  copy.rawHeaders = original.rawHeaders;
+  copy.httpVersion = original.httpVersion;
+  copy.httpVersionMajor = original.httpVersionMajor;
+  copy.httpVersionMinor = original.httpVersionMinor;
+  copy.complete = true;
+  copy.push(body);
+  copy.push(null);
+  return copy;
 }

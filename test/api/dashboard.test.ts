@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "../../core/index.ts";
-import { createMember, createUserToken, inviteMember, passwordResetToken } from "../../engines/index.ts";
+import {
+  createMember,
+  createUserToken,
+  inviteMember,
+  OPERATOR,
+  passwordResetToken,
+} from "../../engines/index.ts";
 import { useTestApp, type TestOrg } from "../helpers/app.ts";
+import { preSession } from "../helpers/members.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
@@ -25,11 +32,19 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
         [value].flat().map((item) => [name, item] as [string, string]),
       ),
     ).toString();
-  const post = (path: string, fields: Record<string, string | string[]>, cookie?: string) =>
-    t.request("POST", path, {
-      raw: form(fields),
-      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
+  /** A form as a browser posts it; those sent before a session (sign-in, setup, …) with the pre-session token. */
+  const post = async (path: string, fields: Record<string, string | string[]>, cookie?: string) => {
+    const pre =
+      /^\/(sign-in|setup|invite|reset)\b/.test(path) && !fields._csrf ? await preSession(t) : undefined;
+    const cookies = [cookie, pre?.cookie].filter(Boolean).join("; ");
+    return t.request("POST", path, {
+      raw: form(pre ? { _csrf: pre.csrf, ...fields } : fields),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(cookies ? { cookie: cookies } : {}),
+      },
     });
+  };
   const get = (path: string, cookie?: string) =>
     t.request("GET", path, { headers: cookie ? { cookie } : {} });
   const cookieOf = (res: { headers: Headers }) => res.headers.get("set-cookie")!.split(";")[0]!;
@@ -175,10 +190,13 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
   });
 
   it("lets an invited person join with the invitation's role, once; an account holder joins by its password", async () => {
-    const token = await inviteMember(t.store, t.clock, org.id, {
-      email: `dev-${RUN}@example.com`,
-      role: "developer",
-    });
+    const token = await inviteMember(
+      t.store,
+      t.clock,
+      org.id,
+      { email: `dev-${RUN}@example.com`, role: "developer" },
+      OPERATOR,
+    );
     const page = await get(`/invite/${token}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain("Join as developer");
@@ -192,13 +210,16 @@ describe.each(storeKinds())("the dashboard on $name", (kind) => {
     });
     expect((await get(`/invite/${token}`)).status).toBe(404);
     await expect(
-      inviteMember(t.store, t.clock, org.id, { email: `DEV-${RUN}@example.com`, role: "viewer" }),
+      inviteMember(t.store, t.clock, org.id, { email: `DEV-${RUN}@example.com`, role: "viewer" }, OPERATOR),
     ).rejects.toThrow(/already a member/);
     const elsewhere = await t.newOrg();
-    const second = await inviteMember(t.store, t.clock, elsewhere.id, {
-      email: `dev-${RUN}@example.com`,
-      role: "admin",
-    });
+    const second = await inviteMember(
+      t.store,
+      t.clock,
+      elsewhere.id,
+      { email: `dev-${RUN}@example.com`, role: "admin" },
+      OPERATOR,
+    );
     expect((await post(`/invite/${second}`, { password: "not the password" })).status).toBe(422);
     expect((await post(`/invite/${second}`, { password: PASSWORD })).status).toBe(303);
   });

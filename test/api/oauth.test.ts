@@ -15,6 +15,8 @@ import { storeKinds } from "../helpers/stores.ts";
  * it checks itself; /v1 checks a token's expiry on the app's clock, which the expiry test steps.
  */
 const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
+/** A page's CSRF token, as its forms send it. */
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
 const REDIRECT = "https://integration.example/callback";
 
 /** Cookies as a browser keeps them, by name (paths do not matter to these requests). */
@@ -98,8 +100,7 @@ describe.each(storeKinds())("OAuth 2.0 on $name", (kind) => {
     expect(page.headers.get("content-security-policy")).toContain(
       `form-action 'self' ${new URL(options.redirectUri ?? REDIRECT).origin}`,
     );
-    const html = await page.text();
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+    const csrf = csrfOf(await page.text());
     response = await step(jar, `${interaction.href}/${options.deny ? "deny" : "approve"}`, {
       _csrf: csrf,
       org: options.orgId,
@@ -554,13 +555,17 @@ describe.each(storeKinds())("OAuth 2.0 on $name", (kind) => {
     expect(page.headers.get("location")).toBe(
       `/sign-in?return_to=${encodeURIComponent(interaction.pathname)}`,
     );
+    const signInPage = await step(jar, new URL(page.headers.get("location")!, base).href);
     const signIn = await step(jar, `${base}/sign-in`, {
+      _csrf: csrfOf(await signInPage.text()),
       email: owner.email,
       password: owner.password,
       return_to: interaction.pathname,
     });
     expect(signIn.headers.get("location")).toBe(interaction.pathname);
-    const offsite = await step(new CookieJar(), `${base}/sign-in`, {
+    const elsewhere = new CookieJar();
+    const offsite = await step(elsewhere, `${base}/sign-in`, {
+      _csrf: csrfOf(await (await step(elsewhere, `${base}/sign-in`)).text()),
       email: owner.email,
       password: owner.password,
       return_to: "//evil.example/",

@@ -11,7 +11,7 @@ export interface TestMember {
   email: string;
   password: string;
   role: Role;
-  /** `tessera_session=…`, for a `cookie` header. */
+  /** `tessera_session=…` (`__Host-tessera_session=…` on an https origin), for a `cookie` header. */
   cookie: string;
   /** The session's raw cookie value (for a browser context's `addCookies`). */
   token: string;
@@ -40,8 +40,38 @@ export async function signedInMember(t: TestApp, orgId: string, role: Role): Pro
     email,
     password,
     role,
-    cookie: `tessera_session=${session.token}`,
+    cookie: `${cookiePrefix(t)}tessera_session=${session.token}`,
     token: session.token,
     csrf: session.csrf,
   };
 }
+
+/** What a browser holds after showing a form sent before there is a session (sign-in, setup, …). */
+export interface PreSession {
+  /** `tessera_csrf=…` (`__Host-tessera_csrf=…` on an https origin), for a `cookie` header. */
+  cookie: string;
+  /** The form's `_csrf`: the cookie's HMAC under the server's key. */
+  csrf: string;
+}
+
+/**
+ * Opens the sign-in page as a browser does and keeps its pre-session cookie and CSRF token, which the
+ * sign-in, setup, invitation and reset forms all take.
+ *
+ * @example
+ *   const pre = await preSession(t);
+ *   await t.request("POST", "/sign-in", { raw: `_csrf=${pre.csrf}&email=…`, headers: { cookie: pre.cookie, … } });
+ */
+export async function preSession(t: TestApp): Promise<PreSession> {
+  const page = await t.request("GET", "/sign-in");
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .find((pair) => pair.startsWith(`${cookiePrefix(t)}tessera_csrf=`));
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!cookie || !csrf) throw new Error(`the sign-in page gave no pre-session token (${page.status})`);
+  return { cookie, csrf };
+}
+
+/** `__Host-` when the app's origin is https (TESSERA_PUBLIC_URL), as its cookies are named. */
+const cookiePrefix = (t: TestApp) => (t.config.publicUrl?.startsWith("https:") ? "__Host-" : "");
