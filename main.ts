@@ -8,6 +8,7 @@ import {
   createScheduler,
   housekeepingJobs,
   intelligenceJobs,
+  OPERATOR,
 } from "./engines/index.ts";
 import { createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
 import { createServices, type Services } from "./services.ts";
@@ -83,6 +84,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = `http://${config.host}:${port}`;
     // Closing it closes functions' open WebSockets first (1001, api/server.ts), before the isolates go.
     releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
+    if (role !== "worker") await listenForFunctions(services, releasers, print);
     if (role !== "api") {
       const runs = createFunctionRunWorker({
         store: services.store,
@@ -90,7 +92,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         log,
         invoker: services.invoker,
         config: config.functions,
-        origin: config.publicUrl ?? url,
+        origin: config.functionsOrigin?.url ?? config.publicUrl ?? url,
       });
       runs.start();
       // Disposed first: runs in flight finish and are recorded while isolates and the store remain.
@@ -105,7 +107,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       print(`  ${config.publicUrl ?? url}/setup/${setupToken}`);
     }
     print(`listening on ${url}`);
-    log.info("listening", { url, role, store: services.store.kind, redis: Boolean(config.redisUrl) });
+    log.info("listening", {
+      url,
+      role,
+      store: services.store.kind,
+      redis: Boolean(config.redisUrl),
+      functions: config.functionsOrigin?.url,
+    });
     return {
       url,
       store: services.store,
@@ -115,6 +123,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await releasers.dispose();
     throw error;
   }
+}
+
+/**
+ * The functions origin's own port, when TESSERA_FUNCTIONS_URL names one other than PORT: a second
+ * listener that serves function invocations and health probes only (a functions host on the main
+ * port is told apart by `Host`, api/server.ts). Closed before the main one, with the same grace.
+ */
+async function listenForFunctions(
+  services: Services,
+  releasers: Releasers,
+  print: (line: string) => void,
+): Promise<void> {
+  const { config } = services;
+  const served = services.api().functionsOrigin;
+  if (!served || config.functionsOrigin?.port === undefined) return;
+  const server = await listen(served, config.host, config.functionsOrigin.port);
+  releasers.add("functions http server", () => closeServer(server, config.shutdownGraceMs));
+  print(`functions served at ${config.functionsOrigin.url} (port ${config.functionsOrigin.port})`);
 }
 
 /** The worker role's background work: the scheduler's jobs and the webhook worker. */
@@ -148,7 +174,7 @@ async function bootstrapFirstOrganization(
     await tx.query("SELECT pg_advisory_xact_lock(724551002)");
     if ((await countOrganizations(tx)) > 0) return undefined;
     const org = await createOrganization(tx, { name: "default", plan: "free" });
-    const key = await createApiKey(tx, org.id, { kind: "full_access", name: "first key" });
+    const key = await createApiKey(tx, org.id, { kind: "full_access", name: "first key" }, OPERATOR);
     const setup = await createUserToken(tx, clock, {
       purpose: "setup",
       orgId: org.id,

@@ -1,3 +1,4 @@
+import { hkdfSync } from "node:crypto";
 import { Redis } from "ioredis";
 import {
   createApi,
@@ -144,6 +145,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       clock,
       store,
       secretBox,
+      csrfKey: Buffer.from(hkdfSync("sha256", secret, "tessera", "dashboard csrf v1", 32)),
       keys,
       rateLimiter,
       metrics,
@@ -304,9 +306,9 @@ async function queueMetrics(store: Store, now: Date): Promise<MetricSample[]> {
 }
 
 /**
- * The origin a function tool's request names (`{origin}/v1/functions/{name}/invoke`): the public URL
- * when one is configured, else the address this node listens on.
+ * The origin a function tool's request names (`{origin}/v1/functions/{name}/invoke`): the functions
+ * origin or else the public URL when one is configured, else the address this node listens on.
  */
 function syncOrigin(config: Config): string {
-  return config.publicUrl ?? `http://${config.host}:${config.port}`;
+  return config.functionsOrigin?.url ?? config.publicUrl ?? `http://${config.host}:${config.port}`;
 }

@@ -30,6 +30,8 @@ export interface ApiDeps {
   resources: Map<string, AnyResourceService>;
   /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
   secretBox: SecretBox;
+  /** Signs the pre-session CSRF tokens of the sign-in and setup forms; from TESSERA_SECRET, the same on every node. */
+  csrfKey: Buffer;
   /** Every event type, with its JSON Schema (`GET /v1/event_types`). */
   catalog: readonly EventType[];
   engineState: EngineStateService;

@@ -13,6 +13,20 @@ export interface Served {
     handle(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
     close(): void;
   };
+  /** Another origin on the same listener, told apart by the `Host` of each request (the functions origin). */
+  functionsOrigin?: HostServed | undefined;
+}
+
+/** What one host is served, on a listener shared with another origin. */
+export interface HostServed extends Omit<Served, "functionsOrigin"> {
+  /** Whether a request's `Host` header names this origin. */
+  serves(host: string | undefined): boolean;
+}
+
+/** One origin's way with a request and an upgrade, on a listener. */
+interface Handlers {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 /**
@@ -29,24 +43,31 @@ class UpgradingServer extends Server {
 
 /**
  * Listens on `hostname:port` (0: any free port). Each request is offered to the invocation
- * path first; everything else, and what it leaves, goes to the app. Every response ends
- * with the rest of its turn's (end-of-turn.ts).
+ * path first; everything else, and what it leaves, goes to the app. A request whose `Host` is
+ * the functions origin's goes to that origin's the same way instead. Every response ends with
+ * the rest of its turn's (end-of-turn.ts).
  */
 export function listen(served: Served, hostname: string, port: number): Promise<Server> {
-  const { invocation, upgrade } = served;
-  const app = getRequestListener(served.app.fetch, { hostname });
   const Responses = endOfTurnResponses();
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (!invocation?.(req, res)) void app(req, res);
-  };
+  const main = handlersOf(served, hostname, Responses);
+  const other = served.functionsOrigin;
+  const byHost = other && handlersOf(other, hostname, Responses);
+  const pick = (req: IncomingMessage) => (byHost && other.serves(req.headers.host) ? byHost : main);
+  // One origin (the quick start's): its listener as is, nothing asked of each request's Host.
+  const listener = byHost
+    ? (req: IncomingMessage, res: ServerResponse) => pick(req).listener(req, res)
+    : main.listener;
   const server = new UpgradingServer({ ServerResponse: Responses }, listener);
-  if (upgrade) {
-    server.onClose = () => upgrade.close();
-    // With a listener here, Node hands over every request that asks for an upgrade: one that is
-    // not a function's WebSocket is answered as the plain request it also is, then closed.
-    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (!upgrade.handle(req, socket, head)) answerPlainly(req, socket, Responses, listener);
-    });
+  server.onClose = () => {
+    served.upgrade?.close();
+    other?.upgrade?.close();
+  };
+  // With a listener here, Node hands over every request that asks for an upgrade: one that is
+  // not a function's WebSocket is answered as the plain request it also is, then closed.
+  if (served.upgrade || other?.upgrade) {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      pick(req).upgrade(req, socket, head),
+    );
   }
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -71,6 +92,24 @@ export function closeServer(server: Server, graceMs: number): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+function handlersOf(
+  served: Omit<Served, "functionsOrigin">,
+  hostname: string,
+  Responses: typeof ServerResponse,
+): Handlers {
+  const { invocation, upgrade } = served;
+  const app = getRequestListener(served.app.fetch, { hostname });
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (!invocation?.(req, res)) void app(req, res);
+  };
+  return {
+    listener,
+    upgrade: (req, socket, head) => {
+      if (!upgrade?.handle(req, socket, head)) answerPlainly(req, socket, Responses, listener);
+    },
+  };
 }
 
 /** An upgrade request served as a plain request on its socket (the body, if any, is not read: 400). */

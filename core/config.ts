@@ -158,14 +158,21 @@ export const EnvSchema = z
 
 /** Whether a URL is an origin and nothing more: a path of `/` at most, no query, fragment or user. */
 function isOrigin(text: string): boolean {
+  if (!URL.canParse(text)) return true; // `.url()` says what is wrong with it
   const url = new URL(text);
   return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
 }
 
 /** Whether the functions origin would be the dashboard's own: the very thing it exists to keep apart. */
-function isMainOrigin(text: string, env: { TESSERA_PUBLIC_URL?: string | undefined; HOST: string; PORT: number }) {
+function isMainOrigin(
+  text: string,
+  env: { TESSERA_PUBLIC_URL?: string | undefined; HOST: string; PORT: number },
+) {
+  if (!URL.canParse(text)) return false;
   const url = new URL(text);
-  if (env.TESSERA_PUBLIC_URL && new URL(env.TESSERA_PUBLIC_URL).origin === url.origin) return true;
+  const main =
+    env.TESSERA_PUBLIC_URL && URL.canParse(env.TESSERA_PUBLIC_URL) && new URL(env.TESSERA_PUBLIC_URL);
+  if (main && main.origin === url.origin) return true;
   return url.hostname === env.HOST && listenPortOf(url) === env.PORT;
 }
 

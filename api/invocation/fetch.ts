@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { invocationDepthOf, invocationPrincipalOf } from "../../runtime/index.ts";
 import type { AppEnv } from "../env.ts";
 import { readBody } from "../middleware/json-body.ts";
-import { headersFromFetch, headersFromNode } from "./headers.ts";
+import { answerHeaders, headersFromFetch, headersFromNode } from "./headers.ts";
 import { serveInvocation, type InvocationDeps, type InvocationOutcome } from "./serve.ts";
 
 /**
@@ -37,8 +37,12 @@ export function fetchInvocation(deps: InvocationDeps) {
         outcome,
       );
       const out = new Headers();
-      for (const [name, value] of response.headers) out.append(name, value);
-      for (const [name, value] of Object.entries(outcome.headers)) out.set(name, value);
+      const headers = answerHeaders(response.headers, outcome.headers, deps.origin ?? "main");
+      for (const name in headers) {
+        const value = headers[name]!;
+        if (typeof value === "string") out.set(name, value);
+        else for (const cookie of value) out.append(name, cookie);
+      }
       // Text as bytes: a Fetch Response would add a content-type the function did not send.
       const body = typeof response.body === "string" ? Buffer.from(response.body) : response.body;
       return new Response(body as ConstructorParameters<typeof Response>[0], {

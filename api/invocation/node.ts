@@ -7,7 +7,7 @@ import { readIncoming } from "../middleware/json-body.ts";
 import { requestIdFrom } from "../middleware/request-id.ts";
 import { recordRequest } from "../observe.ts";
 import { asAppError, problemParts } from "../problem.ts";
-import { headersFromNode, type HeaderPairs } from "./headers.ts";
+import { answerHeaders, headersFromNode, type HeaderPairs, type InvocationOrigin } from "./headers.ts";
 import { matchInvocation, type InvocationTarget } from "./match.ts";
 import {
   serveInvocation,
@@ -58,7 +58,7 @@ async function serveNode(
   try {
     const response = await serveInvocation(deps, new NodeCall(req, target, requestId, method), outcome);
     status = response.status;
-    await write(res, method, response, { "x-request-id": requestId, ...outcome.headers });
+    await write(res, method, response, { "x-request-id": requestId, ...outcome.headers }, deps.origin);
   } catch (error) {
     status = writeProblem(res, error, requestId, outcome.headers, deps.log);
   } finally {
@@ -135,25 +135,19 @@ export function writeProblem(
 }
 
 /**
- * Writes a function's response: headers once (Node's own validation stands guard over what
- * the guest sent), a whole body in the same write (at the end of the turn, with the others:
- * end-of-turn.ts), a stream chunk by chunk with backpressure, cancelled when the client goes away.
+ * Writes a function's response: headers once, as the rule of headers.ts keeps them (Node's own
+ * validation stands guard over what the guest sent), a whole body in the same write (at the end
+ * of the turn, with the others: end-of-turn.ts), a stream chunk by chunk with backpressure,
+ * cancelled when the client goes away.
  */
 export async function write(
   res: ServerResponse,
   method: string,
   response: FunctionResponse,
   extra: Record<string, string>,
+  origin: InvocationOrigin = "main",
 ): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of response.headers) {
-    const before = headers[name];
-    if (before === undefined) headers[name] = name === "set-cookie" ? [value] : value;
-    else if (Array.isArray(before)) before.push(value);
-    else headers[name] = `${before}, ${value}`;
-  }
-  // Ours win over the function's (names compared as HTTP does, without case).
-  for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+  const headers = answerHeaders(response.headers, extra, origin);
   const { body } = response;
   const whole = body === null || typeof body === "string" || body instanceof Uint8Array;
   if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));

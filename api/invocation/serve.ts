@@ -8,12 +8,14 @@ import {
 } from "../../runtime/index.ts";
 import type { ApiDeps } from "../env.ts";
 import { limitRate, type Authenticator } from "../middleware/auth.ts";
-import type { HeaderPairs } from "./headers.ts";
+import type { HeaderPairs, InvocationOrigin } from "./headers.ts";
 
 const CHALLENGE = 'Bearer realm="tessera"';
 
 export interface InvocationDeps extends Pick<ApiDeps, "config" | "rateLimiter" | "clock" | "invoker"> {
   authenticate: Authenticator;
+  /** Where the adapter's answers are served (headers.ts): the dashboard's origin, sandboxed, unless said. */
+  origin?: InvocationOrigin;
 }
 
 /** One call of `/v1/functions/{ref}/invoke…`, as an adapter read it off its request. */

@@ -131,10 +131,7 @@ async function serveUpgrade(
     status = response.status;
     if (status !== 101) {
       res = responseOn(req, socket);
-      await write(res, "GET", response, {
-        "x-request-id": requestId,
-        ...outcome.headers,
-      });
+      await write(res, "GET", response, { "x-request-id": requestId, ...outcome.headers }, deps.origin);
     }
   } catch (error) {
     res ??= responseOn(req, socket);

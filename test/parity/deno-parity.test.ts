@@ -24,12 +24,13 @@ import { CASES, type ParityCase, type ParityRequest } from "./cases.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/functions/", import.meta.url));
 const COMPARED_HEADERS = ["content-type", "location", "set-cookie", "cache-control", "allow", "vary"];
-/** Added by Tessera's API to every response; not the function's. */
+/** Added by Tessera's API to every response (nosniff on the dashboard's origin); not the function's. */
 const PLATFORM_HEADERS = new Set([
   "x-request-id",
   "x-ratelimit-limit",
   "x-ratelimit-remaining",
   "x-ratelimit-reset",
+  "x-content-type-options",
 ]);
 /** Sent on both sides, so the function sees the same request headers (fetch would add its own). */
 const BASE_HEADERS = {

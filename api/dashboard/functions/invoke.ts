@@ -69,7 +69,9 @@ export async function invokeFunction(
   request: InvokeRequest,
 ): Promise<{ result: InvokeResult } | { errors: Record<string, string> }> {
   const base = `/v1/functions/${fn.name}/invoke`;
-  const checked = checkRequest(request, new URL(c.req.url).origin, base);
+  // The URL the function would see on its own origin, when it has one (TESSERA_FUNCTIONS_URL).
+  const origin = deps.config.functionsOrigin?.url ?? new URL(c.req.url).origin;
+  const checked = checkRequest(request, origin, base);
   if ("errors" in checked) return checked;
   const requestId = c.get("requestId");
   const body = Buffer.from(request.body);

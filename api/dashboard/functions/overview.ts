@@ -70,11 +70,13 @@ async function overview(
         ? html`<p class="notice" role="status">Version ${state.notice} is deployed and serving requests.</p>`
         : ""
     }
-    ${facts(fn)} ${builder(signed, fn, state)} ${await recentLogs(parts, signed, fn)}`,
+    ${facts(fn, parts.deps.config.functionsOrigin?.url)} ${builder(signed, fn, state)}
+    ${await recentLogs(parts, signed, fn)}`,
   );
 }
 
-function facts(fn: FunctionObject): Html {
+/** `functionsUrl`: the functions origin (TESSERA_FUNCTIONS_URL), where the function's URL is shown. */
+function facts(fn: FunctionObject, functionsUrl: string | undefined): Html {
   return html`<dl class="fn-facts">
     <dt>Serving</dt>
     <dd>
@@ -83,7 +85,7 @@ function facts(fn: FunctionObject): Html {
     <dt>Deployed</dt>
     <dd>${when(fn.deployed_at)}</dd>
     <dt>Invoke at</dt>
-    <dd><code>${fn.invoke_path}</code></dd>
+    <dd><code>${functionsUrl ?? ""}${fn.invoke_path}</code></dd>
     <dt>Who may invoke</dt>
     <dd>${fn.auth === "public" ? "anyone (public)" : "callers with functions:read"}</dd>
     <dt>Entrypoint</dt>

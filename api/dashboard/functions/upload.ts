@@ -22,9 +22,11 @@ export class SourceRefused extends Error {}
 
 /**
  * Reads the posted form under `maxBytes` (a 413 AppError past it, checked on the stream) and hands
- * it to Hono's body cache, so `parts.posted` checks the CSRF token of this same form.
+ * it to Hono's body cache, so `parts.posted` checks the CSRF token of this same form. The dashboard's
+ * form guard (guard.ts) has read it already, under the same limit: then it is taken from the cache.
  */
 export async function readDeployForm(c: Context<AppEnv>, maxBytes: number): Promise<FormData> {
+  if (c.req.bodyCache.formData) return c.req.formData();
   const bytes = await readBody(c, maxBytes);
   let form: FormData;
   try {
