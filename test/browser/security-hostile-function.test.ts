@@ -46,7 +46,7 @@ describeBrowser("a hostile function's page opened by a signed-in owner", () => {
     const deploy = async (name: string) => {
       const response = await t.request("POST", "/v1/functions", {
         key: attacker.key,
-        body: { name, auth: "public", files: { "index.ts": fixture(name) } },
+        body: { name, auth: "public", files: { "index.ts": fixture(name) }, limits: { cpu_time_ms: 1_000 } },
       });
       expect(response.status, response.text).toBe(201);
       return response.body.id as string;
