@@ -14,6 +14,11 @@ export const ProblemSchema = z
     code: z.string(),
     request_id: z.string(),
     errors: z.array(z.object({ param: z.string(), code: z.string(), message: z.string() })),
+    errors_omitted: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "Field errors left out of `errors`, which lists the first 100" }),
   })
   .meta({ id: "Problem" });
 

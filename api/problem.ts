@@ -20,6 +20,8 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   payload_too_large: { status: 413, title: "Payload too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   rate_limited: { status: 429, title: "Too many requests" },
+  // nginx's status: no one reads the answer, but the request log and metrics count a 4xx, not a 500.
+  client_closed_request: { status: 499, title: "Client closed request" },
   internal: { status: 500, title: "Internal server error" },
   unavailable: { status: 503, title: "Service unavailable" },
   disposed: { status: 503, title: "Service unavailable" },
@@ -41,7 +43,18 @@ export interface Problem {
   code: ErrorCode;
   request_id: string;
   errors: FieldError[];
+  /** How many field errors were left out of `errors` (MAX_PROBLEM_ERRORS); absent when none. */
+  errors_omitted?: number;
 }
+
+/**
+ * Field errors a problem lists at most. A body of 100,000 bad values has as many errors: the
+ * first hundred say what is wrong, `errors_omitted` how many more there are, and the answer
+ * stays small whatever was sent.
+ */
+export const MAX_PROBLEM_ERRORS = 100;
+/** Characters of a detail, param or message shown: a key sent may be as long as the body. */
+const MAX_PROBLEM_TEXT = 1_000;
 
 /** An AppError as an `application/problem+json` answer: status, headers and body text. */
 export function problemParts(
@@ -49,20 +62,32 @@ export function problemParts(
   requestId: string,
 ): { status: number; headers: Record<string, string>; body: string } {
   const { status, title } = STATUS[error.code];
+  const omitted = Math.max(0, error.errors.length - MAX_PROBLEM_ERRORS);
   const body: Problem = {
     type: `https://tessera.dev/problems/${error.code.replaceAll("_", "-")}`,
     title,
     status,
-    detail: error.message,
+    detail: clip(error.message) + (omitted > 0 ? ` (and ${omitted} more errors, not listed)` : ""),
     code: error.code,
     request_id: requestId,
-    errors: error.errors,
+    errors: error.errors.slice(0, MAX_PROBLEM_ERRORS).map(clipped),
   };
+  if (omitted > 0) body.errors_omitted = omitted;
   return {
     status,
     headers: { "content-type": "application/problem+json", ...error.headers },
     body: `${JSON.stringify(body)}${JSON_LINE_END}`,
   };
+}
+
+function clip(text: string): string {
+  return text.length > MAX_PROBLEM_TEXT ? `${text.slice(0, MAX_PROBLEM_TEXT)}…` : text;
+}
+
+function clipped(error: FieldError): FieldError {
+  const { param, code, message } = error;
+  if (param.length <= MAX_PROBLEM_TEXT && message.length <= MAX_PROBLEM_TEXT) return error;
+  return { param: clip(param), code, message: clip(message) };
 }
 
 /** Renders an AppError as an `application/problem+json` Response. */
@@ -86,17 +111,26 @@ export function asAppError(error: unknown, requestId: string, log: Logger): AppE
   return new AppError("internal", "Something went wrong on our side; the request id identifies it");
 }
 
-/** Field errors from a zod failure: `line_items.0.quantity` → `line_items[0].quantity`. */
+/**
+ * Field errors from a zod failure: `line_items.0.quantity` → `line_items[0].quantity`; an
+ * unknown key is one error of its own (zod's one message would list every key sent).
+ */
 export function fieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue): FieldError[] => {
     const path = issue.path.reduce<string>(
       (acc, part) =>
         typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part),
       "",
     );
-    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-    const param = keys.length > 0 ? [path, keys[0]].filter(Boolean).join(".") : path;
-    return { param, code: issue.code, message: issue.message };
+    // A record's bad key: what is wrong with it, not zod's "Invalid key in record".
+    const message =
+      issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    if (issue.code !== "unrecognized_keys") return [{ param: path, code: issue.code, message }];
+    return issue.keys.map((key) => ({
+      param: path ? `${path}.${key}` : key,
+      code: issue.code,
+      message: "is not a known field",
+    }));
   });
 }
 

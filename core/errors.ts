@@ -23,6 +23,7 @@ export const USER_ERROR_CODES = [
   "payload_too_large",
   "unsupported_media_type",
   "rate_limited",
+  "client_closed_request", // went away before its request body ended: never answered, only logged
 ] as const;
 
 /**

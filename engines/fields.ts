@@ -8,9 +8,28 @@ import { decimalPlaces, isDecimal, normalizeDecimal } from "../core/index.ts";
 
 export const MAX_METADATA_KEYS = 50;
 
+/**
+ * Keys a string map from a client may not have: `__proto__` sets an object's prototype when
+ * assigned (so it would be dropped, or worse), and `constructor` and `prototype` are what
+ * prototype-pollution gadgets in a consumer's merge or lookup (`obj[key]`) go through.
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
 /** Stripe-style metadata: up to 50 string keys (≤ 40 chars) with string values (≤ 500). */
 export const MetadataSchema = z
   .record(z.string().min(1).max(40), z.string().max(500))
+  .superRefine((metadata, ctx) => {
+    // `""` still removes one stored before these keys were refused (a PATCH's convention).
+    for (const key of RESERVED_KEYS) {
+      if (Object.hasOwn(metadata, key) && metadata[key] !== "") {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: "must not be __proto__, constructor or prototype",
+        });
+      }
+    }
+  })
   .refine((value) => Object.keys(value).length <= MAX_METADATA_KEYS, {
     message: `at most ${MAX_METADATA_KEYS} keys`,
   })

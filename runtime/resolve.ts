@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { MAX_JSON_DEPTH } from "../core/index.ts";
 import type { DenoConfig, FunctionFiles } from "./source-files.ts";
 
 /**
@@ -186,10 +187,13 @@ function applyMap(map: Record<string, string>, specifier: string): string | unde
   return best.endsWith("/") ? target + rest : `${target}/${rest}`;
 }
 
-/** The file a package's `exports` names for `import` of its root, when it is that simple. */
-function exportTarget(exports: unknown): string | undefined {
+/**
+ * The file a package's `exports` names for `import` of its root, when it is that simple. An
+ * uploaded package.json is input: conditions nested past MAX_JSON_DEPTH name nothing.
+ */
+function exportTarget(exports: unknown, depth = 0): string | undefined {
   if (typeof exports === "string") return exports;
-  if (!exports || typeof exports !== "object") return undefined;
+  if (!exports || typeof exports !== "object" || depth >= MAX_JSON_DEPTH) return undefined;
   const root = (exports as Record<string, unknown>)["."] ?? exports;
   if (typeof root === "string") return root;
   if (root && typeof root === "object") {
@@ -197,7 +201,7 @@ function exportTarget(exports: unknown): string | undefined {
     for (const condition of ["deno", "worker", "browser", "import", "default"]) {
       const value = conditions[condition];
       if (typeof value === "string") return value;
-      const nested = exportTarget(value);
+      const nested = exportTarget(value, depth + 1);
       if (nested) return nested;
     }
   }

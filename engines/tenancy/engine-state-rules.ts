@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from "../../core/index.ts";
+
 /**
  * What engine state accepts as keys and values. Pure functions: the service and the
  * HTTP edge both use them, so a key refused by one is refused by the other.
@@ -10,7 +12,7 @@ export const MAX_STATE_KEY_LENGTH = 512;
 /** Bytes of a value serialized as compact JSON (`JSON.stringify`) in UTF-8. */
 export const MAX_STATE_VALUE_BYTES = 64 * 1024;
 /** Nesting of arrays and objects: deeper values are refused before jsonb's parser recurses on them. */
-export const MAX_STATE_VALUE_DEPTH = 64;
+export const MAX_STATE_VALUE_DEPTH = MAX_JSON_DEPTH;
 
 // C0, DEL and C1 controls; and what PostgreSQL text cannot hold (unpaired UTF-16 surrogates).
 const CONTROL = /\p{Cc}/u;
@@ -72,6 +74,8 @@ function shapeProblem(value: unknown, path: (string | number)[], depth: number):
     if (typeof name === "string" && (/\u0000/.test(name) || UNPAIRED.test(name))) {
       return { path, message: "property names must not contain NUL characters or unpaired surrogates" };
     }
+    // Copied by assignment (a spread, a merge), `__proto__` sets a prototype instead of a key.
+    if (name === "__proto__") return { path: [...path, name], message: "must not be named '__proto__'" };
     const found = shapeProblem(item, [...path, name], depth + 1);
     if (found) return found;
   }

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../core/index.ts";
 import { useTestApp, type TestOrg, type TestResponse } from "../helpers/app.ts";
 import {
   countRows,
@@ -96,8 +97,48 @@ function commonBadCases(rc: ResourceCase): BadCase[] {
       fields: () => ({ metadata: { k: "\udc00" } }),
       param: "metadata.k",
     },
+    // Nesting, width and length: refused before any schema walks them (api/validate.ts).
+    {
+      title: `${field} nested ${MAX_JSON_DEPTH + 1} deep`,
+      fields: () => ({ [field]: nest(MAX_JSON_DEPTH + 1) }),
+      param: field,
+      errorCode: "too_deep",
+    },
+    {
+      title: `metadata nested ${MAX_JSON_DEPTH + 1} deep`,
+      fields: () => ({ metadata: { k: nest(MAX_JSON_DEPTH) } }),
+      param: "metadata",
+      errorCode: "too_deep",
+    },
+    {
+      title: "an unknown field nested 64 deep in an array",
+      fields: () => ({ colour: nest(MAX_JSON_DEPTH) }),
+      param: "colour",
+    },
+    ...["__proto__", "constructor", "prototype"].map((key): BadCase => ({
+      title: `metadata with a ${key} key`,
+      // Parsed, not a literal: `{ __proto__: … }` would set the prototype, not a key.
+      fields: () => ({ metadata: JSON.parse(`{"${key}":"v"}`) as Body }),
+      param: `metadata.${key}`,
+    })),
+    {
+      title: "a __proto__ key at the top",
+      fields: () => JSON.parse('{"__proto__":{"admin":true}}') as Body,
+      param: "__proto__",
+      errorCode: "reserved_key",
+    },
+    { title: "metadata with 10,000 keys", fields: () => ({ metadata: manyKeys(10_000) }), param: "metadata" },
+    {
+      title: "a 500,000-character metadata value",
+      fields: () => ({ metadata: { k: long(500_000) } }),
+      param: "metadata.k",
+    },
+    { title: `a 500,000-character ${field}`, fields: () => ({ [field]: long(500_000) }), param: field },
   ];
 }
+
+/** `depth` arrays around a 1: `nest(2)` is `[[1]]`. */
+const nest = (depth: number): unknown => (depth === 0 ? 1 : [nest(depth - 1)]);
 
 const AMOUNT_CASES = (param: string): BadCase[] => [
   { title: `${param} negative`, fields: () => ({ [param]: -1 }), param },
@@ -443,6 +484,8 @@ function expectProblem(
     if (errorCode) expect(errors.find((e) => e.param === param)?.code).toBe(errorCode);
   }
   expectNoLeak(response);
+  // Small whatever was sent: a long value is never echoed back.
+  expect(response.text.length).toBeLessThan(16_384);
 }
 
 describe.each(storeKinds())("bad input on $name", (kind) => {

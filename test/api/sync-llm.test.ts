@@ -133,6 +133,26 @@ describe("SYNC API with a model and function tools", () => {
     expect(offered).not.toContain("mark_invoice_paid");
   });
 
+  it("tells the model its tool arguments nest too deep, instead of failing the chat", async () => {
+    llm.reset();
+    const deep = `{"sku":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    llm.script(
+      completion({ toolCalls: [{ name: "function_reorder", arguments: deep }] }),
+      completion({ content: "I could not use those arguments." }),
+    );
+    const res = await t.request("POST", "/v1/sync/chat", {
+      key: org.key,
+      body: { message: "Order something odd" },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: "completed", actions: [] });
+    const toolMessage = llm.requests[1]!.body.messages.find((message) => message.role === "tool");
+    expect(JSON.parse(toolMessage!.content!)).toEqual({
+      error: "invalid_request",
+      message: "The arguments nest arrays and objects deeper than 64 levels.",
+    });
+  });
+
   it("falls back to the built-in planner when the provider fails, and says so", async () => {
     llm.reset();
     llm.script({ kind: "raw", status: 500, body: "upstream exploded" });

@@ -13,7 +13,7 @@ import {
   type Config,
   type Logger,
 } from "../../core/index.ts";
-import { createApiKey, createOrganization, type ApiKeyCreate } from "../../engines/index.ts";
+import { createApiKey, createOrganization, OPERATOR, type ApiKeyCreate } from "../../engines/index.ts";
 import { createServices, type Services } from "../../services.ts";
 import type { Store } from "../../store/index.ts";
 import type { StoreKind } from "./stores.ts";
@@ -128,13 +128,13 @@ export async function createTestApp(store: Store, options: TestAppOptions = {}):
       name: `test-${randomBase62(10)}`,
       plan: opts.plan ?? "enterprise",
     });
-    const key = await createApiKey(store, org.id, opts.key ?? { kind: "full_access" });
+    const key = await createApiKey(store, org.id, opts.key ?? { kind: "full_access" }, OPERATOR);
     return {
       id: org.id,
       name: org.name,
       key: key.secret,
       keyId: key.id,
-      addKey: async (input) => (await createApiKey(store, org.id, input)).secret,
+      addKey: async (input) => (await createApiKey(store, org.id, input, OPERATOR)).secret,
     };
   };
 

@@ -123,3 +123,21 @@ describe("lookupImportMap", () => {
     expect(lookupImportMap(map, "honor", ["c.ts"])).toBeUndefined();
   });
 });
+
+describe("a vendored package's exports", () => {
+  it("resolves the conditions it understands, and falls back to index past 64 levels of nesting", () => {
+    const nested = (depth: number) => `${'{"deno":'.repeat(depth)}"./deno.js"${"}".repeat(depth)}`;
+    const resolveWith = (exports: string) =>
+      createResolver(
+        {
+          "index.ts": "",
+          "node_modules/pkg/package.json": `{"exports":${exports}}`,
+          "node_modules/pkg/deno.js": "",
+          "node_modules/pkg/index.js": "",
+        },
+        {},
+      )("pkg", "index.ts");
+    expect(resolveWith(nested(3))).toEqual({ path: "node_modules/pkg/deno.js" });
+    expect(resolveWith(nested(100_000))).toEqual({ path: "node_modules/pkg/index.js" });
+  });
+});

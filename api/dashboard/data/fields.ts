@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RESERVED_KEYS } from "../../../engines/index.ts";
 import type { Form } from "../parts.ts";
 
 /**
@@ -299,7 +300,10 @@ function metadataOf(text: string): { value: Record<string, string> } | { error: 
     if (line.trim() === "") continue;
     const at = line.indexOf("=");
     if (at < 1) return { error: `each line is key=value; '${line.slice(0, 40)}' is not` };
-    value[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+    const key = line.slice(0, at).trim();
+    // Assigned, `__proto__` would set the map's prototype and vanish: refused as the API refuses it.
+    if (RESERVED_KEYS.has(key)) return { error: `a key must not be __proto__, constructor or prototype` };
+    value[key] = line.slice(at + 1).trim();
   }
   return { value };
 }

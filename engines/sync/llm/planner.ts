@@ -1,5 +1,6 @@
 import type { SyncLlmConfig } from "../../../core/config.ts";
 import { isAppError } from "../../../core/errors.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../core/json-depth.ts";
 import type { PlanOutcome, Planner, PlannerTurn, ProposedAction } from "../planner.ts";
 import { createChatClient, toolDefinitions, type ChatClient, type ChatToolCall } from "./client.ts";
 import { LlmError } from "./errors.ts";
@@ -118,6 +119,11 @@ async function runToolCall(turn: PlannerTurn, call: ChatToolCall, state: TurnSta
     args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
   } catch {
     return JSON.stringify({ error: "invalid_request", message: "The arguments are not valid JSON." });
+  }
+  // The tools stringify and store them: nesting past the limit would overflow those walks.
+  if (nestsDeeperThan(args)) {
+    const message = `The arguments nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
+    return JSON.stringify({ error: "invalid_request", message });
   }
   try {
     if (tool.access === "read") return JSON.stringify((await turn.call(name, args)).result);
