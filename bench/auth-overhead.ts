@@ -136,7 +136,12 @@ async function wholeApps(setup: Setup, built: Services[]): Promise<{ real: Arm; 
     built.push(services);
     return services.api().app;
   };
-  const stubKeys: KeyCache = { resolve: () => Promise.resolve(setup.principal), invalidate() {}, clear() {} };
+  const stubKeys: KeyCache = {
+    resolve: () => Promise.resolve(setup.principal),
+    revoke: () => Promise.reject(new Error("not in this bench")),
+    invalidate() {},
+    clear() {},
+  };
   const decision = { allowed: true, limit: 1_000_000_000, remaining: 999_999_999, resetAt: 0 };
   const stubLimiter: RateLimiter = { hit: () => Promise.resolve(decision) };
   const path = "/v1/invoices?status=not-a-status";

@@ -8,6 +8,7 @@ import { eventsInsert, previousAttributes, recordEvents, type EventInput } from 
 import { pageKey, versionSql, type ListCache } from "./list-cache.ts";
 import { likePattern, SqlWhere, type Branch, type ListQuery } from "./list-query.ts";
 import { limitOffsetSql, pageOffset, toPage, type Page, type Paging } from "./paging.ts";
+import type { StateMachine } from "./state-machine.ts";
 
 /**
  * The resource pattern: one definition per resource (table, columns, filters,
@@ -83,7 +84,13 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
    * date) but on nothing else outside the row: list pages are cached per day.
    */
   render(row: Row, ctx: { today: string }): TObject;
-  /** Domain events beyond `<object>.created|updated|deleted` (e.g. `invoice.paid`). */
+  /**
+   * The lifecycle, if the resource has one (`defineStateMachine`): `update` takes a move's columns
+   * from it (`move`), and every change records the events it declares (`eventsOf` of the object's
+   * state before and after), so no rule can move the state without its events.
+   */
+  lifecycle?: StateMachine<string>;
+  /** Domain events beyond `<object>.created|updated|deleted` and the lifecycle's (e.g. `invoice.partially_paid`). */
   events?: DomainEventSpec<TObject>;
   /**
    * A table of exact row counts `(org_id, …columns, n)` that triggers keep in the
@@ -253,7 +260,7 @@ export async function recordChange<TObject, TCreate, TUpdate>(
 /**
  * The events a create (before undefined) or update records: `<object>.created` or
  * `<object>.updated` with previous_attributes (none when nothing changed), then the
- * resource's domain events.
+ * resource's domain events, then its lifecycle's.
  */
 function changeEvents<TObject>(
   definition: ResourceDefinition<TObject, unknown, unknown>,
@@ -271,7 +278,13 @@ function changeEvents<TObject>(
   }
   // Domain events of an update carry what changed too: a subscriber to `deal.stage_changed`
   // alone still sees the stage the deal left.
-  for (const type of definition.events?.derive(before, after) ?? []) {
+  const domain = [...(definition.events?.derive(before, after) ?? [])];
+  const lifecycle = definition.lifecycle;
+  if (lifecycle) {
+    const state = (object: TObject) => (object as Record<string, unknown>)[lifecycle.param] as string;
+    domain.push(...lifecycle.eventsOf(before === undefined ? undefined : state(before), state(after)));
+  }
+  for (const type of domain) {
     events.push({ type, object: after, previousAttributes: changed });
   }
   return events;

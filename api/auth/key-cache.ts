@@ -1,6 +1,12 @@
 import { safeEqual, sha256Hex, type Clock } from "../../core/index.ts";
-import { findPrincipalByHash, looksLikeApiKey, type KeyPrincipal } from "../../engines/index.ts";
-import type { Queryable } from "../../store/index.ts";
+import {
+  findPrincipalByHash,
+  looksLikeApiKey,
+  revokeApiKey,
+  type ApiKey,
+  type KeyPrincipal,
+} from "../../engines/index.ts";
+import type { Queryable, Store } from "../../store/index.ts";
 
 /**
  * Resolves bearer secrets to principals with an in-process cache, so a request
@@ -8,15 +14,30 @@ import type { Queryable } from "../../store/index.ts";
  * hash, never a slow KDF per request. Revocation on this node is immediate; on
  * PostgreSQL, other nodes hear of it by message at commit (services.ts wires
  * store/invalidations.ts to their `invalidate`), and the TTL is the safety net.
+ *
+ * Revoking is this service's too (STYLE.md, principle 14): `revoke` revokes and drops the key
+ * here in one call, so no caller (dashboard, `/v1`, `/admin/v1`, CLI) can forget the second
+ * half. Other nodes are told by the store itself: migration 0018's trigger NOTIFYs them when
+ * the revocation commits, whoever wrote it.
+ *
+ * @example
+ *   const key = await keys.revoke(orgId, "key_3kTqZ9"); // refused on this node from now on
  */
 export interface KeyCache {
   resolve(secret: string): Promise<KeyPrincipal | undefined>;
+  /**
+   * Revokes a key (`revokeApiKey`: `api_key.revoked` the first time, the message to every node
+   * at commit) and drops it from this node's cache once committed. Throws `not_found`.
+   */
+  revoke(orgId: string, keyId: string): Promise<ApiKey>;
+  /** Drops a key changed elsewhere (the invalidation message of another node's change). */
   invalidate(keyId: string): void;
   clear(): void;
 }
 
 export interface KeyCacheOptions {
-  db: Queryable;
+  /** The store, so `revoke` commits in its own transaction before it drops the key. */
+  db: Queryable | Store;
   clock: Clock;
   ttlMs: number;
   /** Unknown secrets are remembered briefly so a flood of bad keys spares the store. */
@@ -47,6 +68,12 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
     if (entry.principal) hashesByKeyId.set(entry.principal.keyId, entry.hash);
   };
 
+  const invalidate = (keyId: string) => {
+    const hash = hashesByKeyId.get(keyId);
+    if (hash) byHash.delete(hash);
+    hashesByKeyId.delete(keyId);
+  };
+
   return {
     async resolve(secret) {
       if (!looksLikeApiKey(secret)) return undefined;
@@ -58,11 +85,12 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
       if (ttlMs > 0) remember({ hash, principal, expiresAt: now + (principal ? ttlMs : negativeTtlMs) });
       return principal;
     },
-    invalidate(keyId) {
-      const hash = hashesByKeyId.get(keyId);
-      if (hash) byHash.delete(hash);
-      hashesByKeyId.delete(keyId);
+    async revoke(orgId, keyId) {
+      const key = await revokeApiKey(db, orgId, keyId, clock);
+      invalidate(key.id);
+      return key;
     },
+    invalidate,
     clear() {
       byHash.clear();
       hashesByKeyId.clear();

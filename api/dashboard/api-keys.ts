@@ -10,7 +10,6 @@ import {
   listApiKeys,
   listMembers,
   mayGrant,
-  revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
@@ -80,8 +79,7 @@ export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (result instanceof Response) return result;
     const { signed } = result;
     if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
-    const revoked = await revokeApiKey(deps.store, signed.session.orgId, c.req.param("id"), deps.clock);
-    deps.keys.invalidate(revoked.id);
+    await deps.keys.revoke(signed.session.orgId, c.req.param("id"));
     return c.redirect("/settings/api-keys", 303);
   });
 }

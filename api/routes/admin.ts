@@ -10,7 +10,6 @@ import {
   listOrganizations,
   OPERATOR,
   OrganizationCreateSchema,
-  revokeApiKey,
   seedDemo,
   inviteMember,
   InvitationSchema,
@@ -70,9 +69,7 @@ export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   });
   app.post("/orgs/:org/keys/:id/revoke", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));
-    const key = await revokeApiKey(deps.store, org.id, c.req.param("id"), deps.clock);
-    deps.keys.invalidate(key.id);
-    return c.json(key);
+    return c.json(await deps.keys.revoke(org.id, c.req.param("id")));
   });
   app.post("/orgs/:org/seed", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));

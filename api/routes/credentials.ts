@@ -10,7 +10,6 @@ import {
   isOAuthPrincipal,
   listApiKeys,
   OrganizationSchema,
-  revokeApiKey,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { parseListQuery } from "../list-params.ts";
@@ -120,11 +119,6 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requireScope("keys"));
   const org = (c: Context<AppEnv>) => c.get("principal").orgId;
-  const revoke = async (id: string, orgId: string) => {
-    const revoked = await revokeApiKey(deps.store, orgId, id, deps.clock);
-    deps.keys.invalidate(revoked.id);
-    return revoked;
-  };
 
   declareRoute(
     app,
@@ -187,7 +181,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       request: { params: IdParam },
       responses: { 200: json(ApiKeySchema, "The revoked key"), ...WRITE_ERRORS, ...NOT_FOUND },
     }),
-    async (c) => c.json(await revoke(idParam(c, "api_key"), org(c))),
+    async (c) => c.json(await deps.keys.revoke(org(c), idParam(c, "api_key"))),
   );
   declareRoute(
     app,
@@ -201,7 +195,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       responses: { 204: { description: "Revoked" }, ...WRITE_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
-      await revoke(idParam(c, "api_key"), org(c));
+      await deps.keys.revoke(org(c), idParam(c, "api_key"));
       return c.body(null, 204);
     },
   );

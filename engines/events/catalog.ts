@@ -20,6 +20,7 @@ export interface CatalogSource {
   name: string;
   schemas: { object: z.ZodType };
   events?: DomainEventSpec<never>;
+  lifecycle?: { eventTypes: ReadonlyArray<{ type: string; description: string }> };
 }
 
 /** Every event kind: CRUD events of each resource, its domain events, and `extra` platform ones. */
@@ -44,7 +45,8 @@ export function buildEventCatalog(
         object: schema,
       },
     );
-    for (const domain of resource.events?.types ?? []) catalog.push({ ...domain, object: schema });
+    const domain = [...(resource.events?.types ?? []), ...(resource.lifecycle?.eventTypes ?? [])];
+    for (const { type, description } of domain) catalog.push({ type, description, object: schema });
   }
   catalog.push(...extra);
   return catalog.sort((a, b) => a.type.localeCompare(b.type));

@@ -14,7 +14,6 @@ import {
   mergeMetadata,
   rfc,
   rfcOrNull,
-  type Columns,
   type ResourceDefinition,
   type RuleContext,
 } from "../resource.ts";
@@ -36,12 +35,32 @@ const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   void: [],
 };
 
-/** A paid or void invoice is a record: only its metadata and description still change. */
+/**
+ * A paid or void invoice is a record: only its metadata and description still change. Each move
+ * stamps its time (`issued_at`, `paid_at`, `voided_at`) and records what happened; an invoice
+ * created open is sent at once. `overdue` comes with time: the scheduler records it and its event
+ * (engines/finance/overdue.ts).
+ */
 export const INVOICE_LIFECYCLE = defineStateMachine({
   object: "Invoice",
   param: "status",
+  states: INVOICE_STATUSES,
   transitions: TRANSITIONS,
   finalEditable: ["metadata", "description"],
+  stamps: { open: "issued_at", paid: "paid_at", void: "voided_at" },
+  events: {
+    entered: {
+      open: { type: "invoice.sent", description: "An invoice was finalized and sent (became open)." },
+      paid: { type: "invoice.paid", description: "An invoice was paid in full." },
+      void: { type: "invoice.voided", description: "An invoice was voided." },
+    },
+    timed: {
+      overdue: {
+        type: "invoice.overdue",
+        description: "An open invoice passed its due date unpaid (emitted once).",
+      },
+    },
+  },
 });
 
 export function canTransition(from: InvoiceStatus, to: InvoiceStatus): boolean {
@@ -192,23 +211,13 @@ async function checkReferences(
   }
 }
 
-function transitionColumns(from: InvoiceStatus, to: InvoiceStatus, ctx: RuleContext): Columns {
-  if (from === to) return {};
-  INVOICE_LIFECYCLE.assertMove(from, to);
-  return {
-    status: to,
-    issued_at: to === "open" ? ctx.now : undefined,
-    paid_at: to === "paid" ? ctx.now : undefined,
-    voided_at: to === "void" ? ctx.now : undefined,
-  };
-}
-
 export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate> = {
   name: "invoices",
   object: "invoice",
   prefix: "inv",
   engine: "finance",
   schemas: { object: InvoiceSchema, create: InvoiceCreateSchema, update: InvoiceUpdateSchema },
+  lifecycle: INVOICE_LIFECYCLE,
   columns: {
     number: "text",
     client: "text",
@@ -282,7 +291,7 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
   },
   async update(row, patch, ctx) {
     const current = effectiveStatus(row.status as InvoiceStatus, row.due_date as string, ctx.today);
-    const transition = patch.status ? transitionColumns(current, patch.status, ctx) : {};
+    const transition = patch.status ? INVOICE_LIFECYCLE.move(current, patch.status, ctx.now) : {};
     INVOICE_LIFECYCLE.assertEditable(current, patch);
     await checkReferences(patch, ctx);
     const items = patch.line_items ? pricedLineItems(patch.line_items) : undefined;
@@ -331,29 +340,18 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
   },
   render: (row, { today }) => renderInvoice(row, today),
   counts: { table: "invoice_counts", columns: ["status", "due_date"] },
+  // Not a move: a payment that leaves the status as it was (the lifecycle's events follow, and
+  // there are none then). One that settles the invoice is `invoice.paid`, the lifecycle's.
   events: {
     types: [
-      { type: "invoice.sent", description: "An invoice was finalized and sent (became open)." },
-      { type: "invoice.paid", description: "An invoice was paid in full." },
       {
         type: "invoice.partially_paid",
         description: "A payment was recorded against an invoice without settling it.",
       },
-      { type: "invoice.voided", description: "An invoice was voided." },
-      { type: "invoice.overdue", description: "An open invoice passed its due date unpaid (emitted once)." },
     ],
     derive(before, after) {
-      if (before && after.status !== "paid" && after.amount_paid > before.amount_paid) {
-        return ["invoice.partially_paid"];
-      }
-      if (before?.status === after.status) return [];
-      const byStatus: Partial<Record<InvoiceStatus, string>> = {
-        open: "invoice.sent",
-        paid: "invoice.paid",
-        void: "invoice.voided",
-      };
-      const type = byStatus[after.status];
-      return type ? [type] : [];
+      const partly = before && after.status !== "paid" && after.amount_paid > before.amount_paid;
+      return partly ? ["invoice.partially_paid"] : [];
     },
   },
 };

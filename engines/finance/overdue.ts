@@ -1,7 +1,7 @@
 import { isoDate } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
 import { recordEvents } from "../events/outbox.ts";
-import { renderInvoice } from "./invoices.ts";
+import { INVOICE_LIFECYCLE, renderInvoice } from "./invoices.ts";
 
 const BATCH = 500;
 
@@ -29,7 +29,8 @@ export async function markOverdueInvoices(store: Store, now: Date): Promise<numb
       for (const row of rows)
         byOrg.set(row.org_id as string, [...(byOrg.get(row.org_id as string) ?? []), row]);
       for (const [orgId, orgRows] of byOrg) {
-        const events = orgRows.map((row) => ({ type: "invoice.overdue", object: renderInvoice(row, today) }));
+        const type = INVOICE_LIFECYCLE.timedEvent("overdue");
+        const events = orgRows.map((row) => ({ type, object: renderInvoice(row, today) }));
         await recordEvents(tx, orgId, now, events);
       }
       return rows.length;

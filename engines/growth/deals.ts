@@ -6,9 +6,7 @@ import {
   baseFields,
   mergeMetadata,
   rfcOrNull,
-  type Columns,
   type ResourceDefinition,
-  type RuleContext,
 } from "../resource.ts";
 import { defineStateMachine } from "../state-machine.ts";
 
@@ -31,12 +29,27 @@ const TRANSITIONS: Record<DealStage, readonly DealStage[]> = {
   lost: [],
 };
 
-/** A won or lost deal keeps its record as it closed: only metadata and title change. */
+/**
+ * A won or lost deal keeps its record as it closed (`closed_at`): only metadata and title change.
+ * Every move records `deal.stage_changed`, and closing records how.
+ */
 export const DEAL_LIFECYCLE = defineStateMachine({
   object: "Deal",
   param: "stage",
+  states: DEAL_STAGES,
   transitions: TRANSITIONS,
   finalEditable: ["metadata", "title"],
+  stamps: { won: "closed_at", lost: "closed_at" },
+  events: {
+    changed: {
+      type: "deal.stage_changed",
+      description: "A deal moved to another stage; see deal.updated for the stage it left.",
+    },
+    entered: {
+      won: { type: "deal.won", description: "A deal was won (from proposal)." },
+      lost: { type: "deal.lost", description: "A deal was lost." },
+    },
+  },
 });
 
 export const DealSchema = z
@@ -81,18 +94,13 @@ export const DealUpdateSchema = z
   .strict();
 export type DealUpdate = z.infer<typeof DealUpdateSchema>;
 
-function stageColumns(from: DealStage, to: DealStage, ctx: RuleContext): Columns {
-  if (from === to) return {};
-  DEAL_LIFECYCLE.assertMove(from, to);
-  return { stage: to, closed_at: DEAL_LIFECYCLE.isFinal(to) ? ctx.now : undefined };
-}
-
 export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
   name: "deals",
   object: "deal",
   prefix: "deal",
   engine: "growth",
   schemas: { object: DealSchema, create: DealCreateSchema, update: DealUpdateSchema },
+  lifecycle: DEAL_LIFECYCLE,
   columns: {
     title: "text",
     contact_id: "text",
@@ -131,7 +139,7 @@ export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
   },
   async update(row, patch, ctx) {
     const current = row.stage as DealStage;
-    const transition = patch.stage ? stageColumns(current, patch.stage, ctx) : {};
+    const transition = patch.stage ? DEAL_LIFECYCLE.move(current, patch.stage, ctx.now) : {};
     DEAL_LIFECYCLE.assertEditable(current, patch);
     if (patch.contact_id) await assertReference(ctx, "contacts", patch.contact_id, "contact_id");
     return {
@@ -168,20 +176,4 @@ export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
     closed_at: rfcOrNull(row.closed_at),
     metadata: row.metadata as Record<string, string>,
   }),
-  events: {
-    types: [
-      {
-        type: "deal.stage_changed",
-        description: "A deal moved to another stage; see deal.updated for the stage it left.",
-      },
-      { type: "deal.won", description: "A deal was won (from proposal)." },
-      { type: "deal.lost", description: "A deal was lost." },
-    ],
-    derive(before, after) {
-      if (!before || before.stage === after.stage) return [];
-      if (after.stage === "won") return ["deal.stage_changed", "deal.won"];
-      if (after.stage === "lost") return ["deal.stage_changed", "deal.lost"];
-      return ["deal.stage_changed"];
-    },
-  },
 };

@@ -1,14 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
 import { EmailSchema, MetadataSchema, text } from "../fields.ts";
-import {
-  baseFields,
-  mergeMetadata,
-  rfcOrNull,
-  type Columns,
-  type ResourceDefinition,
-  type RuleContext,
-} from "../resource.ts";
+import { baseFields, mergeMetadata, rfcOrNull, type ResourceDefinition } from "../resource.ts";
 import { defineStateMachine } from "../state-machine.ts";
 
 export const CANDIDATE_STATUSES = [
@@ -34,12 +27,27 @@ const TRANSITIONS: Record<CandidateStatus, readonly CandidateStatus[]> = {
   rejected: [],
 };
 
-/** A hired or rejected candidate is a record: only its metadata still changes. */
+/**
+ * A hired or rejected candidate is a record (`hired_at`, `rejected_at`): only its metadata still
+ * changes. Every move records `candidate.status_changed`, and the outcome records itself.
+ */
 export const CANDIDATE_LIFECYCLE = defineStateMachine({
   object: "Candidate",
   param: "status",
+  states: CANDIDATE_STATUSES,
   transitions: TRANSITIONS,
   finalEditable: ["metadata"],
+  stamps: { hired: "hired_at", rejected: "rejected_at" },
+  events: {
+    changed: {
+      type: "candidate.status_changed",
+      description: "A candidate moved in the pipeline; see previous_attributes on candidate.updated.",
+    },
+    entered: {
+      hired: { type: "candidate.hired", description: "A candidate with an offer was hired." },
+      rejected: { type: "candidate.rejected", description: "A candidate was rejected." },
+    },
+  },
 });
 
 export const CandidateSchema = z
@@ -91,22 +99,13 @@ export const CandidateUpdateSchema = z
   .strict();
 export type CandidateUpdate = z.infer<typeof CandidateUpdateSchema>;
 
-function transitionColumns(from: CandidateStatus, to: CandidateStatus, ctx: RuleContext): Columns {
-  if (from === to) return {};
-  CANDIDATE_LIFECYCLE.assertMove(from, to);
-  return {
-    status: to,
-    hired_at: to === "hired" ? ctx.now : undefined,
-    rejected_at: to === "rejected" ? ctx.now : undefined,
-  };
-}
-
 export const candidates: ResourceDefinition<Candidate, CandidateCreate, CandidateUpdate> = {
   name: "candidates",
   object: "candidate",
   prefix: "cand",
   engine: "talent",
   schemas: { object: CandidateSchema, create: CandidateCreateSchema, update: CandidateUpdateSchema },
+  lifecycle: CANDIDATE_LIFECYCLE,
   columns: {
     name: "text",
     email: "text",
@@ -142,7 +141,7 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
   }),
   update(row, patch, ctx) {
     const current = row.status as CandidateStatus;
-    const transition = patch.status ? transitionColumns(current, patch.status, ctx) : {};
+    const transition = patch.status ? CANDIDATE_LIFECYCLE.move(current, patch.status, ctx.now) : {};
     CANDIDATE_LIFECYCLE.assertEditable(current, patch);
     return {
       name: patch.name,
@@ -179,22 +178,5 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
       rejected_at: rfcOrNull(row.rejected_at),
       metadata: row.metadata as Record<string, string>,
     };
-  },
-  events: {
-    types: [
-      {
-        type: "candidate.status_changed",
-        description: "A candidate moved in the pipeline; see previous_attributes on candidate.updated.",
-      },
-      { type: "candidate.hired", description: "A candidate with an offer was hired." },
-      { type: "candidate.rejected", description: "A candidate was rejected." },
-    ],
-    derive(before, after) {
-      if (!before || before.status === after.status) return [];
-      const types = ["candidate.status_changed"];
-      if (after.status === "hired") types.push("candidate.hired");
-      if (after.status === "rejected") types.push("candidate.rejected");
-      return types;
-    },
   },
 };

@@ -183,7 +183,12 @@ export async function getApiKey(db: Queryable, orgId: string, id: string): Promi
   return render(rows[0]);
 }
 
-/** Revokes a key and records `api_key.revoked` the first time. */
+/**
+ * Revokes a key and records `api_key.revoked` the first time; at commit, migration 0018's
+ * trigger tells every node listening to drop it. A node's own cache is dropped by the key
+ * cache's `revoke` (api/auth/key-cache.ts), which calls this: the API, the dashboard and the
+ * CLI revoke through it, never through this alone.
+ */
 export async function revokeApiKey(
   db: Queryable | Store,
   orgId: string,
