@@ -15,7 +15,7 @@ import { overviewRoutes } from "./overview.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
 import { formGuard } from "./guard.ts";
 import { createParts } from "./parts.ts";
-import { noStore } from "./session.ts";
+import { pageHeaders } from "./session.ts";
 import { syncPanelRoutes } from "./sync-panel.ts";
 
 /** The dashboard's paths (everything else under `/` is the API's). */
@@ -79,7 +79,7 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
   const guard = formGuard(deps, { uploads: UPLOADS });
   // Mounted at `/` beside `/v1`: its headers go on its own paths only.
   for (const path of PAGES) {
-    app.use(path, noStore());
+    app.use(path, pageHeaders());
     app.use(path, async (c, next) => {
       await next();
       c.header("Content-Security-Policy", CSP);

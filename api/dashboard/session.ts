@@ -115,7 +115,7 @@ export function addressOf(c: Context<AppEnv>): string {
 }
 
 /** Every dashboard answer: never cached (pages hold secrets and CSRF tokens), never framed. */
-export function noStore(): MiddlewareHandler<AppEnv> {
+export function pageHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");

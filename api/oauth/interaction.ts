@@ -17,7 +17,7 @@ import type { AppEnv } from "../env.ts";
 import { CSP } from "../dashboard/layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../dashboard/parts.ts";
 import { formGuard } from "../dashboard/guard.ts";
-import { noStore, sessionOf } from "../dashboard/session.ts";
+import { pageHeaders, sessionOf } from "../dashboard/session.ts";
 import { consentPage, errorPage, organizationPicker } from "./pages.ts";
 import { nodeOf, type OAuthServer } from "./server.ts";
 import { OAUTH_PATH } from "./provider.ts";
@@ -40,8 +40,8 @@ interface Pending {
  */
 export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: DashboardParts): void {
   const { deps, posted, nav } = parts;
-  app.use(`${PAGE}/*`, noStore());
-  app.use(PAGE, noStore());
+  app.use(`${PAGE}/*`, pageHeaders());
+  app.use(PAGE, pageHeaders());
   // Approve and Deny as every dashboard form: this origin, a bounded body, a CSRF token.
   app.use(`${OAUTH_PATH}/interaction/*`, formGuard(deps));
 
