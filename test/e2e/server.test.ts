@@ -106,7 +106,9 @@ describe("tessera serve on the embedded store", () => {
       cookie: "a=1; b=2",
     });
     // Served off the socket (api/invocation/node.ts), counted under the app's route pattern like any other request.
-    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const metrics = await (
+      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     expect(metrics).toMatch(
       /^tessera_http_requests_total\{[^}]*route="\/v1\/functions\/:id\/invoke\/\*"[^}]*\} [1-9]/m,
     );
@@ -175,7 +177,9 @@ describe("tessera serve on the embedded store", () => {
     expect(page.data.every((invoice: { status: string }) => invoice.status === "overdue")).toBe(true);
     // The same page again comes from the list cache, counted in /metrics.
     expect(await (await get("/v1/invoices?status=overdue")).json()).toEqual(page);
-    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const metrics = await (
+      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     expect(metrics).toMatch(/^# TYPE tessera_list_cache_hits_total counter$/m);
     expect(Number(/^tessera_list_cache_hits_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
