@@ -1,6 +1,8 @@
 import { posix } from "node:path";
-import * as esbuild from "esbuild-wasm";
-import { AppError, type FieldError } from "../core/index.ts";
+import type * as esbuild from "esbuild-wasm";
+import { AppError, isAppError, type FieldError } from "../core/index.ts";
+import { MAX_SOURCE_NESTING, nestingPastLimit, type DeepNesting } from "./compile-depth.ts";
+import { guardedBuild, stopGuardedCompiler } from "./compile-guard.ts";
 import { createResolver } from "./resolve.ts";
 import {
   findEntrypoint,
@@ -16,6 +18,8 @@ export const MODULE_GLOBAL = "__tessera_module";
 export interface CompileOptions {
   /** Largest bundle accepted, bytes. */
   maxBundleBytes: number;
+  /** Longest a build may take, ms, before the compiler is stopped (`COMPILE_WALL_TIME_MS` unless given). */
+  wallTimeMs?: number;
 }
 
 export interface CompiledFunction {
@@ -58,45 +62,55 @@ export async function compileFunction(
   const resolve = createResolver(files, config);
   let result: esbuild.BuildResult;
   const build = (charset: esbuild.Charset) =>
-    esbuild.build({
-      entryPoints: [entrypoint],
-      bundle: true,
-      write: false,
-      format: "iife",
-      globalName: MODULE_GLOBAL,
-      platform: "neutral",
-      target: "es2022",
-      charset,
-      logLevel: "silent",
-      sourcemap: false,
-      ...jsxOptions(config),
-      // Each module's `import.meta` is the const `moduleSource` declares in it (see there).
-      define: { "import.meta": IMPORT_META },
-      plugins: [
-        {
-          name: "tessera-function-files",
-          setup(build) {
-            build.onResolve({ filter: /.*/ }, (args) => {
-              if (args.kind === "entry-point") return { path: args.path, namespace: "fn" };
-              const resolution = resolve(args.path, args.importer);
-              if ("error" in resolution) return { errors: [{ text: resolution.error }] };
-              return { path: resolution.path, namespace: "fn" };
-            });
-            build.onLoad({ filter: /.*/, namespace: "fn" }, (args) => {
-              const loader = LOADERS[posix.extname(args.path)] ?? "js";
-              return {
-                contents: moduleSource(args.path, files[args.path] ?? "", loader, entrypoint, prefixes),
-                loader,
-              };
-            });
+    guardedBuild(
+      {
+        entryPoints: [entrypoint],
+        bundle: true,
+        write: false,
+        format: "iife",
+        globalName: MODULE_GLOBAL,
+        platform: "neutral",
+        target: "es2022",
+        charset,
+        logLevel: "silent",
+        sourcemap: false,
+        ...jsxOptions(config),
+        // Each module's `import.meta` is the const `moduleSource` declares in it (see there).
+        define: { "import.meta": IMPORT_META },
+        plugins: [
+          {
+            name: "tessera-function-files",
+            setup(build) {
+              build.onResolve({ filter: /.*/ }, (args) => {
+                if (args.kind === "entry-point") return { path: args.path, namespace: "fn" };
+                const resolution = resolve(args.path, args.importer);
+                if ("error" in resolution) return { errors: [{ text: resolution.error }] };
+                return { path: resolution.path, namespace: "fn" };
+              });
+              build.onLoad({ filter: /.*/, namespace: "fn" }, (args) => {
+                const loader = LOADERS[posix.extname(args.path)] ?? "js";
+                const contents = moduleSource(
+                  args.path,
+                  files[args.path] ?? "",
+                  loader,
+                  entrypoint,
+                  prefixes,
+                );
+                const deep = nestingPastLimit(contents);
+                if (deep) return { errors: [tooDeep(args.path, deep)] };
+                return { contents, loader };
+              });
+            },
           },
-        },
-      ],
-    });
+        ],
+      },
+      { wallTimeMs: options.wallTimeMs },
+    );
   try {
     result = await build("utf8");
   } catch (error) {
-    throw compileError(error, prefixes);
+    // The guard's refusals (compile-guard.ts) are already what the developer is told.
+    throw isAppError(error) ? error : compileError(error, prefixes);
   }
   const code = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
   const bytes = Buffer.byteLength(code);
@@ -145,9 +159,20 @@ async function leanerSource(
 
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
-/** Stops esbuild's service (its wasm worker); the next compile starts it again. */
+/**
+ * Stops esbuild's service (its wasm child process); the next compile starts it again. A source that
+ * brings the service down is refused with a 422 and the service restarted (compile-guard.ts).
+ */
 export function stopCompiler(): Promise<void> {
-  return esbuild.stop();
+  return stopGuardedCompiler();
+}
+
+/** The pre-check's refusal, as esbuild reports an error in a file (so it reads `file:line:column`). */
+function tooDeep(path: string, at: DeepNesting): esbuild.PartialMessage {
+  return {
+    text: `brackets nest more than ${MAX_SOURCE_NESTING} deep here; the compiler takes at most ${MAX_SOURCE_NESTING}`,
+    location: { file: `fn:${path}`, line: at.line, column: at.column, length: 1, lineText: at.lineText },
+  };
 }
 
 /** The identifier `import.meta` becomes; each module that uses it declares its own. */
