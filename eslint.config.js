@@ -1,26 +1,126 @@
-// Lint: type-aware rules, and the one-way import order of the folders (STYLE.md).
+// Lint: type-aware rules, and the one-way import order of the folders (STYLE.md, "The house").
+import { builtinModules } from "node:module";
+import path from "node:path";
 import tseslint from "typescript-eslint";
 
-const LAYERS = ["core", "store", "engines", "sandbox", "runtime", "webhooks", "api", "cli"];
+const ROOT = import.meta.dirname;
+const ORDER =
+  "core → store → engines → sandbox → runtime → webhooks → api → services.ts → main.ts → cli → bin";
 
-/** Each layer may import only the layers before it. */
-function layerRule(layer) {
-  const later = LAYERS.slice(LAYERS.indexOf(layer) + 1);
-  return {
-    files: [`${layer}/**/*.ts`],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: later.map((name) => ({
-            group: [`../${name}/*`, `../../${name}/*`, `../../../${name}/*`, `../main.ts`, `../../main.ts`],
-            message: `Imports go one way (core → store → engines → sandbox → runtime → webhooks → api → main): ${layer}/ must not import ${name}/. Move the shared piece down a layer.`,
-          })),
-        },
-      ],
-    },
-  };
+/**
+ * The floors of the house, lowest first: a file may import its own floor and the ones below it.
+ * services.ts (the services, built once) and main.ts (the composition root) sit above api/;
+ * the CLI starts the server, so cli/ and bin/ sit above main.ts.
+ */
+const FLOORS = [
+  "core",
+  "store",
+  "engines",
+  "sandbox",
+  "runtime",
+  "webhooks",
+  "api",
+  "services.ts",
+  "main.ts",
+  "cli",
+  "bin",
+];
+/** Tooling around the product: may import any floor (and one another); no floor may import them. */
+const TOOLING = new Set(["test", "bench", "scripts", "examples"]);
+/** Code that runs inside the isolate: its own floor and npm packages only, no Node. */
+const GUEST = "sandbox/guest";
+/** The function authors' SDK, a package of its own for Deno: nothing of the server's goes in or out. */
+const SDK = "sdk";
+
+/** The zone of a path relative to the repository root, or null outside the zones (docs, openapi/, configs). */
+function zoneOf(relative) {
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return null;
+  if (relative === GUEST || relative.startsWith(`${GUEST}/`)) return GUEST;
+  const [first, ...rest] = relative.split("/");
+  const known = (name) => FLOORS.includes(name) || TOOLING.has(name) || name === SDK;
+  if (rest.length > 0 || known(first)) return known(first) ? first : null;
+  // "../services.ts", "../services" and "../services.js" all name the root file services.ts.
+  const file = `${first.replace(/\.(ts|js|mts|mjs)$/, "")}.ts`;
+  return known(file) ? file : null;
 }
+
+const floorOf = (zone) => (zone === GUEST ? FLOORS.indexOf("sandbox") : FLOORS.indexOf(zone));
+const shown = (zone) => (zone.endsWith(".ts") ? zone : `${zone}/`);
+
+/** Why `from` may not import `to`, or null when it may. */
+function refusal(from, to) {
+  if (from === null || to === null || from === to) return null;
+  if (TOOLING.has(from)) return null;
+  if (from === GUEST) {
+    return `${GUEST}/ runs inside the isolate (its own tsconfig, no Node): it imports only ${GUEST}/ and npm packages, never ${shown(to)} (host code, Node).`;
+  }
+  if (from === SDK) {
+    return `sdk/ is a package of its own for function authors (Deno): it imports nothing of the server's, so not ${shown(to)}.`;
+  }
+  if (to === SDK)
+    return `sdk/ is the function authors' package, not a part of the server: ${shown(from)} must not import it.`;
+  if (TOOLING.has(to)) {
+    return `${shown(to)} is tooling around the product: ${shown(from)} must not depend on it. Move what both need into the product.`;
+  }
+  if (floorOf(to) <= floorOf(from)) return null;
+  return `Imports go one way (${ORDER}): ${shown(from)} must not import ${shown(to)}, a floor above it. Move the shared piece down a floor, or pass it in from above.`;
+}
+
+const isNodeBuiltin = (specifier) =>
+  specifier.startsWith("node:") || builtinModules.includes(specifier.split("/")[0]);
+
+/** The string an import names, from any of the forms an import takes (`source` on each of them). */
+function specifierOf(node) {
+  const source = node.source;
+  return source?.type === "Literal" && typeof source.value === "string" ? source : null;
+}
+
+/**
+ * Resolves every relative import against the importing file's own path and compares the two
+ * files' zones, so an import is checked at any depth (`../../../../api/app.ts` as `../api/app.ts`).
+ */
+const layeringRule = {
+  meta: {
+    type: "problem",
+    docs: { description: "Imports go one way between the folders of the house (STYLE.md)." },
+    schema: [],
+  },
+  create(context) {
+    const file = path.relative(ROOT, context.filename).split(path.sep).join("/");
+    const from = zoneOf(file);
+    if (from === null) return {};
+    const check = (node) => {
+      const source = specifierOf(node);
+      if (!source) return;
+      const specifier = source.value;
+      if (from === GUEST && isNodeBuiltin(specifier)) {
+        context.report({
+          node: source,
+          message: `${GUEST}/ runs inside the isolate, where Node does not exist: "${specifier}" cannot be imported. Use the web platform or an npm package.`,
+        });
+        return;
+      }
+      if (!specifier.startsWith("./") && !specifier.startsWith("../")) return;
+      const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), specifier));
+      const message = refusal(from, zoneOf(target.split(path.sep).join("/")));
+      if (message) context.report({ node: source, message });
+    };
+    return {
+      ImportDeclaration: check,
+      ExportAllDeclaration: check,
+      ExportNamedDeclaration: check,
+      ImportExpression: check,
+      TSImportType: check,
+    };
+  },
+};
+
+/** The layering rule as a config block of its own (test/lint/layering.test.ts lints with it). */
+export const layering = {
+  files: ["**/*.{ts,tsx,mts,js,mjs}"],
+  plugins: { tessera: { rules: { layering: layeringRule } } },
+  rules: { "tessera/layering": "error" },
+};
 
 export default tseslint.config(
   {
@@ -81,7 +181,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, sourceType: "script" },
   },
-  ...LAYERS.map(layerRule),
+  layering,
   {
     files: ["core/**/*.ts"],
     ignores: ["core/config.ts"],

@@ -6,7 +6,7 @@ import {
   type ListQuery,
   type Page,
 } from "../engines/index.ts";
-import type { Queryable, QueueTable, Store } from "../store/index.ts";
+import { claimDue, type Queryable, type QueueTable, type Store } from "../store/index.ts";
 import { renderRun, type RunRow } from "./function-rows.ts";
 import type { FunctionRun, RunStatus } from "./function-schemas.ts";
 
@@ -20,8 +20,22 @@ import type { FunctionRun, RunStatus } from "./function-schemas.ts";
 /** Workers LISTEN here; the fan-out trigger and the cron tick NOTIFY. */
 export const RUNS_CHANNEL = "tessera_function_runs";
 
-/** The runs as a queue: pending and running ones are live (a running one is leased to a worker). */
-export const RUN_QUEUE: QueueTable = { table: "function_runs", live: "status IN ('pending', 'running')" };
+/**
+ * The runs as a queue: pending and running ones are live (a running one is leased to a
+ * worker). A leased run becomes `running` and has its attempt counted as it is claimed, so
+ * a run that kills its worker cannot be retried for ever; a due run with no attempt left
+ * (its worker died on the last one) is `spent`, handed back to the claimer to fail.
+ */
+export const RUN_QUEUE: QueueTable = {
+  table: "function_runs",
+  live: "status IN ('pending', 'running')",
+  onLease: "status = 'running', attempts = q.attempts + 1, updated_at = $1::timestamptz",
+  rules: {
+    verdict: `SELECT id, CASE WHEN attempts >= max_attempts THEN 'spent' ELSE 'lease' END AS verdict,
+         NULL::timestamptz AS at FROM due`,
+    outcomes: { spent: null },
+  },
+};
 
 export interface RunClaim {
   now: Date;
@@ -30,55 +44,38 @@ export interface RunClaim {
   workerId: string;
 }
 
+/** Why a run whose worker stopped on its last attempt failed. */
+const SPENT_ERROR = "the worker running it stopped before it finished";
+
 /**
- * Claims up to `limit` due runs: each is leased to `workerId` and its attempt counted
- * before it runs, so a run that kills its worker cannot be retried for ever. A run whose
- * lease passed with no attempt left is failed instead (`function.run_failed`).
+ * Claims up to `limit` due runs in one statement (`RUN_QUEUE`): each is leased to
+ * `workerId` and its attempt counted before it runs. A run whose lease passed with no
+ * attempt left is failed instead, with its `function.run_failed`, in a transaction of its
+ * own: the event is the run as `renderRun` shows it, which SQL does not write.
  */
 export async function claimDueRuns(store: Store, claim: RunClaim): Promise<RunRow[]> {
-  return store.transaction(async (tx) => {
-    const due = await selectDueRuns(tx, claim.now, claim.limit);
-    const spent = due.filter((run) => run.attempts >= run.max_attempts).map((run) => run.id);
-    const kept = due.filter((run) => run.attempts < run.max_attempts).map((run) => run.id);
-    for (const row of await failSpentRuns(tx, spent, claim.now)) await recordRunFailed(tx, row, claim.now);
-    return leaseRuns(tx, kept, claim);
-  });
+  const { leased, judged } = await claimDue<RunRow>(store, RUN_QUEUE, claim);
+  if (judged.length > 0) {
+    const spent = judged.map(({ row }) => row.id);
+    await store.transaction(async (tx) => {
+      for (const row of await failSpentRuns(tx, spent, claim.now)) await recordRunFailed(tx, row, claim.now);
+    });
+  }
+  return leased;
 }
 
-function selectDueRuns(tx: Queryable, now: Date, limit: number) {
-  return tx.query<{ id: string; attempts: number; max_attempts: number }>(
-    `SELECT id, attempts, max_attempts FROM function_runs
-     WHERE status IN ('pending', 'running') AND next_attempt_at <= $1::timestamptz
-       AND (locked_until IS NULL OR locked_until < $1::timestamptz)
-     ORDER BY next_attempt_at
-     LIMIT $2
-     FOR UPDATE SKIP LOCKED`,
-    [now.toISOString(), limit],
-  );
-}
-
+/**
+ * Fails spent runs that are still as the claim saw them: live, due, not leased, and out of
+ * attempts (between the two, the lease's holder may have recorded its outcome after all).
+ */
 function failSpentRuns(tx: Queryable, ids: string[], now: Date): Promise<RunRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
   return tx.query<RunRow>(
     `UPDATE function_runs SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, locked_by = NULL,
-       last_error = 'the worker running it stopped before it finished', updated_at = $2::timestamptz
-     WHERE id = ANY($1::text[]) RETURNING *`,
-    [ids, now.toISOString()],
-  );
-}
-
-function leaseRuns(tx: Queryable, ids: string[], claim: RunClaim): Promise<RunRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return tx.query<RunRow>(
-    `UPDATE function_runs SET status = 'running', attempts = attempts + 1, locked_until = $2::timestamptz,
-       locked_by = $3, updated_at = $4::timestamptz
-     WHERE id = ANY($1::text[]) RETURNING *`,
-    [
-      ids,
-      new Date(claim.now.getTime() + claim.leaseMs).toISOString(),
-      claim.workerId,
-      claim.now.toISOString(),
-    ],
+       last_error = $3, updated_at = $2::timestamptz
+     WHERE id = ANY($1::text[]) AND ${RUN_QUEUE.live} AND attempts >= max_attempts
+       AND next_attempt_at <= $2::timestamptz AND (locked_until IS NULL OR locked_until < $2::timestamptz)
+     RETURNING *`,
+    [ids, now.toISOString(), SPENT_ERROR],
   );
 }
 

@@ -16,7 +16,17 @@ export {
   type InvalidationHandler,
   type Invalidations,
 } from "./invalidations.ts";
-export { nextClaimable, queueStats, QUEUE_COUNT_CAP, type QueueStats, type QueueTable } from "./queue.ts";
+export {
+  claimDue,
+  nextClaimable,
+  queueStats,
+  QUEUE_COUNT_CAP,
+  type Claim,
+  type ClaimRules,
+  type QueueClaim,
+  type QueueStats,
+  type QueueTable,
+} from "./queue.ts";
 
 /** The store the configuration asks for: PostgreSQL when DATABASE_URL is set, else PGlite. */
 export function openStore(config: Config): Promise<Store> {
