@@ -19,10 +19,13 @@ const BRACKETS = returning(`${"[".repeat(7_000)}${"]".repeat(7_000)}`);
 /** No brackets to count: only the compiler's watchdog catches these. */
 const NOTS = returning(`${"!".repeat(100_000)}1`);
 const ELSE_IFS = `let a = 0;\nif (a) a = 1;${" else if (a) a = 1;".repeat(100_000)}\n${HELLO}`;
-/** A crash is answered within this (the watchdog's reading takes ~1.5 s once the child stops). */
-const PROMPT_MS = 15_000;
 
-describe.each(storeKinds())("deploying sources the compiler cannot take, on $name", (kind) => {
+/**
+ * The compiler is the same whatever the store, so these run on the embedded one only (each case
+ * costs a compiler's life). An answer within the test's timeout (30 s) is the proof that the watchdog,
+ * not the 120 s backstop, caught the crash; no duration is asserted.
+ */
+describe.each(storeKinds().slice(0, 1))("deploying sources the compiler cannot take, on $name", (kind) => {
   const t = useTestApp(kind, { env: { TESSERA_FUNCTION_MAX_UPLOAD_BYTES: String(4 * 1024 * 1024) } });
   let hostile: TestOrg;
   let other: TestOrg;
@@ -44,13 +47,11 @@ describe.each(storeKinds())("deploying sources the compiler cannot take, on $nam
   }
 
   it("refuses 7,000 nested brackets with a 422 at file:line:column, before compiling them", async () => {
-    const started = Date.now();
     const refused = await deploy(hostile, "brackets", BRACKETS);
     expect(refused.status).toBe(422);
     expect(refused.body.code).toBe("validation_failed");
     expect(refused.body.detail).toMatch(/index\.ts:1:\d+: brackets nest more than 1000 deep/);
     expect(refused.body.errors[0]).toMatchObject({ param: "files.index.ts", code: "compile_error" });
-    expect(Date.now() - started).toBeLessThan(PROMPT_MS);
     await deploysAndAnswers(other, "after-brackets");
   });
 
@@ -60,12 +61,10 @@ describe.each(storeKinds())("deploying sources the compiler cannot take, on $nam
   ])(
     "answers %s, which stops the compiler, with a 422 promptly; another organization deploys right after",
     async (_, source) => {
-      const started = Date.now();
       const refused = await deploy(hostile, "chain", source);
       expect(refused.status, refused.text).toBe(422);
       expect(refused.body.detail).toMatch(/^The source nests too deeply for the compiler/);
       expect(refused.body.errors).toEqual([expect.objectContaining({ param: "files", code: "too_deep" })]);
-      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
       await deploysAndAnswers(other, "after-chain");
     },
   );
