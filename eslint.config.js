@@ -1,4 +1,4 @@
-// Lint: type-aware rules, and the one-way import order of the folders (STYLE.md, "The house").
+// Lint: type-aware rules, and the one-way import order of the folders (ARCHITECTURE.md, "The floors").
 import { builtinModules } from "node:module";
 import path from "node:path";
 import tseslint from "typescript-eslint";
@@ -82,7 +82,9 @@ function specifierOf(node) {
 const layeringRule = {
   meta: {
     type: "problem",
-    docs: { description: "Imports go one way between the folders of the house (STYLE.md)." },
+    docs: {
+      description: 'Imports go one way between the folders of the house (ARCHITECTURE.md, "The floors").',
+    },
     schema: [],
   },
   create(context) {

@@ -56,8 +56,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const running = dataDir.runningServer();
       if (running) throw new Error(`another server (pid ${running.pid}) is using ${config.dataDir}`);
     }
-    // The key for secrets at rest exists from the first start on (DESIGN.md); the config
-    // requires TESSERA_SECRET with DATABASE_URL, so only embedded mode reads the data dir's.
+    // The key for secrets at rest exists from the first start on (ARCHITECTURE.md, "Security
+    // model"); the config requires TESSERA_SECRET with DATABASE_URL, so only embedded mode reads
+    // the data dir's.
     const services = await createServices({
       config,
       log,

@@ -6,7 +6,7 @@ import type { Trigger } from "./function-schemas.ts";
 import { notifyRunWorkers } from "./run-queries.ts";
 
 /**
- * Triggers beyond HTTP (DESIGN.md, "Edge functions"): event subscriptions and cron
+ * Triggers beyond HTTP (ARCHITECTURE.md, "Edge functions"): event subscriptions and cron
  * schedules of a deployment. The serving deployment's triggers are kept on its function
  * row (`event_types`, `crons`): the events table's fan-out trigger queues one run per
  * subscribed function in the event's own transaction, and the `function-crons` job queues

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * What one function may use (DESIGN.md, "Isolation and limits"). Defaults and
+ * What one function may use (ARCHITECTURE.md, "Isolation and limits"). Defaults and
  * maxima are operator configuration; a deploy may ask for less or more, up to
  * the maxima.
  */

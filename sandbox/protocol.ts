@@ -7,7 +7,7 @@ import { SUBTLE_METHODS } from "./guest/subtle-methods.ts";
  * the host keeps one guest function, `dispatch(kind, slot, ...args)`, and every entry
  * into the guest goes through it (`applySync`, bounded by the request's CPU budget).
  * Values are copied both ways, never referenced. Every guest→host message is checked
- * here before the host acts on it (STYLE.md, principle 2).
+ * here before the host acts on it (CONTRIBUTING.md, "How the code should feel": zod at every boundary).
  */
 
 /** The entries into the guest (host→guest), each for one request slot. */

@@ -1,5 +1,5 @@
 /**
- * What Tessera hands a function (DESIGN.md, "Edge functions"): the `ctx` of
+ * What Tessera hands a function (ARCHITECTURE.md, "Edge functions"): the `ctx` of
  * `export default function (req, ctx)` and `export default { fetch(req, env, ctx) }`,
  * and the global `Tessera` of `Deno.serve` handlers. Types only: import them with
  * `import type`, which bundling erases, so nothing of this file is deployed.

@@ -4,7 +4,7 @@ import type { Row } from "../store/index.ts";
 import type { RetryPolicy, WebhookEndpoint } from "./endpoint-schemas.ts";
 import type { SigningScheme } from "./signing.ts";
 
-/** After a rotation the previous secret keeps signing this long (DESIGN.md, "Webhooks"). */
+/** After a rotation the previous secret keeps signing this long (ARCHITECTURE.md, "Webhooks"). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 /** A `webhook_endpoints` row as the store returns it (see 0009_webhooks.sql). */

@@ -15,10 +15,11 @@ import type { Queryable, Store } from "../../store/index.ts";
  * PostgreSQL, other nodes hear of it by message at commit (services.ts wires
  * store/invalidations.ts to their `invalidate`), and the TTL is the safety net.
  *
- * Revoking is this service's too (STYLE.md, principle 14): `revoke` revokes and drops the key
- * here in one call, so no caller (dashboard, `/v1`, `/admin/v1`, CLI) can forget the second
- * half. Other nodes are told by the store itself: migration 0018's trigger NOTIFYs them when
- * the revocation commits, whoever wrote it.
+ * Revoking is this service's too (CONTRIBUTING.md, "How the code should feel": a service keeps
+ * its own invariants): `revoke` revokes and drops the key here in one call, so no caller
+ * (dashboard, `/v1`, `/admin/v1`, CLI) can forget the second half. Other nodes are told by the
+ * store itself: migration 0018's trigger NOTIFYs them when the revocation commits, whoever
+ * wrote it.
  *
  * @example
  *   const key = await keys.revoke(orgId, "key_3kTqZ9"); // refused on this node from now on

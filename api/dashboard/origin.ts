@@ -7,7 +7,7 @@ import type { Context } from "hono";
  * - **Fetch Metadata** first (`Sec-Fetch-Site`, set by the browser, unforgeable by a page):
  *   `same-origin`, and `none` (the person typed or bookmarked the URL), pass. `cross-site` is
  *   refused, and so is `same-site`: a sibling host (functions served from a subdomain of their own,
- *   DESIGN.md "Security model") is tenant code, not this origin.
+ *   ARCHITECTURE.md "Security model") is tenant code, not this origin.
  * - else **`Origin`** must be this origin (`null`, from a sandboxed frame or a privacy redirect, is not);
  * - else **`Referer`**'s origin must be (the pages send `Referrer-Policy: same-origin`, so a form of
  *   this origin in a browser without the two above still says where it comes from).

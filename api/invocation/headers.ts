@@ -2,7 +2,7 @@ import { HOP_BY_HOP_HEADERS } from "../../core/index.ts";
 
 /**
  * Step 2: the headers between the caller and the function, both ways, and the one rule that keeps
- * a tenant's code from acting as the platform (DESIGN.md, "Security model"):
+ * a tenant's code from acting as the platform (ARCHITECTURE.md, "Security model"):
  *
  * - in: the caller's headers as the function's `Request` lists them: lowercased, without hop-by-hop
  *   ones, without `authorization` when the caller's Tessera key was consumed, and without the

@@ -26,7 +26,7 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 /** Statuses a client may ask for; `overdue` only follows from the due date passing. */
 const SETTABLE_STATUSES = ["draft", "open", "paid", "void"] as const;
 
-/** The invoice state machine (DESIGN.md): `paid` and `void` are final. */
+/** The invoice state machine (ARCHITECTURE.md, "Engines and resources"): `paid` and `void` are final. */
 const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   draft: ["open", "void"],
   open: ["paid", "overdue", "void"],

@@ -3,7 +3,7 @@ import { OPEN_DEAL_STAGES } from "../growth/deals.ts";
 import { CANDIDATE_STATUSES } from "../talent/candidates.ts";
 
 /**
- * The shape of an intelligence snapshot (DESIGN.md, platform resource
+ * The shape of an intelligence snapshot (ARCHITECTURE.md, "Engines and resources": platform resource
  * `intelligence/snapshots`; injected into edge functions as `ctx.snapshot`).
  *
  * Money is a map from currency (ISO 4217, as on the invoices) to an amount, a JSON

@@ -3,7 +3,7 @@ import { SCOPE_NAMES, type ScopeName } from "../tenancy/scopes.ts";
 
 /**
  * The scopes an OAuth app may ask for: every scope family with `:read` or `:write`, the same
- * names API keys carry (DESIGN.md, "Authentication and permissions"). No wildcards: a consent
+ * names API keys carry (ARCHITECTURE.md, "Authentication and permissions"). No wildcards: a consent
  * screen names exactly what it grants.
  */
 export const OAUTH_SCOPES = SCOPE_NAMES.flatMap((name) => [`${name}:read`, `${name}:write`]);

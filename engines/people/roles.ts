@@ -1,4 +1,4 @@
-/** A member's role in an organization, and the scopes it acts with (DESIGN.md, "People"). */
+/** A member's role in an organization, and the scopes it acts with (ARCHITECTURE.md, "People"). */
 export const ROLES = ["owner", "admin", "developer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -4,7 +4,7 @@ import type { KeyPrincipal } from "./api-keys.ts";
 import { hasScope, SCOPE_NAMES, type Access, type ScopeName } from "./scopes.ts";
 
 /**
- * "May grant": the one rule every grant passes (DESIGN.md, "Security model": no credential wider
+ * "May grant": the one rule every grant passes (ARCHITECTURE.md, "Security model": no credential wider
  * than its creator). An API key, an OAuth app, a consent to an app, an invitation and a role change
  * are each checked here, inside the service that makes them, against what the acting credential
  * itself holds.

@@ -1,6 +1,6 @@
 import type { Engine } from "../resource.ts";
 
-/** Scope families (DESIGN.md, "Authentication and permissions"). */
+/** Scope families (ARCHITECTURE.md, "Authentication and permissions"). */
 export const SCOPE_NAMES = ["finance", "growth", "talent", "sync", "functions", "webhooks", "keys"] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export type Access = "read" | "write";

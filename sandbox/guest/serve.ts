@@ -11,7 +11,7 @@ import { acceptUpgrade, dropSockets, upgradeWebSocket } from "./websocket.ts";
 import type { ReadableStreamDefaultReader } from "./streams.ts";
 
 /**
- * The three handler styles (DESIGN.md "Edge functions") and the per-request `ctx`.
+ * The three handler styles (ARCHITECTURE.md "Edge functions") and the per-request `ctx`.
  * A request is one slot; the platform answers for it with the slot it was given,
  * never with the "current" one, so a response always reaches its own request.
  */

@@ -14,12 +14,12 @@ import { signedInMember } from "../helpers/members.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
- * Revocation is one call (the key cache's `revoke`, STYLE.md principle 14): whichever way a key is
- * revoked (the dashboard, `/v1`, `/admin/v1`, the CLI), it is refused at once on the node that
- * revoked it, though that node had it cached, and, on PostgreSQL, on a second node sharing the
- * store, which hears of it at commit (migration 0018). Its cache entry would otherwise outlive the
- * test: both apps run on a FakeClock, so no TTL ever ends. The embedded store admits one process:
- * on PGlite there is no second node to tell.
+ * Revocation is one call (the key cache's `revoke`, CONTRIBUTING.md, "How the code should
+ * feel"): whichever way a key is revoked (the dashboard, `/v1`, `/admin/v1`, the CLI), it is
+ * refused at once on the node that revoked it, though that node had it cached, and, on
+ * PostgreSQL, on a second node sharing the store, which hears of it at commit (migration 0018).
+ * Its cache entry would otherwise outlive the test: both apps run on a FakeClock, so no TTL ever
+ * ends. The embedded store admits one process: on PGlite there is no second node to tell.
  */
 describe.each(storeKinds())("revoking a key on $name", (kind) => {
   let store: Store;

@@ -11,7 +11,7 @@ import {
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
- * The HTTP contract every resource keeps (DESIGN.md, "HTTP conventions"), run
+ * The HTTP contract every resource keeps (ARCHITECTURE.md, "HTTP conventions"), run
  * over each entry of RESOURCE_CASES on each store kind. A new resource gets all
  * of it by adding one entry to test/helpers/resource-cases.ts.
  */

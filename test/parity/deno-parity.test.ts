@@ -1,5 +1,5 @@
 /**
- * Deno compatibility (DESIGN.md, "Edge functions"): every example under
+ * Deno compatibility (ARCHITECTURE.md, "Edge functions"): every example under
  * examples/functions/ gives the same responses under the real `deno` binary and
  * under Tessera. For each example, one Deno process serves it (fully offline: npm:
  * imports come from the repository's node_modules) and the same requests go, in
@@ -211,7 +211,7 @@ async function deploy(t: TestApp, org: TestOrg, example: ParityCase): Promise<vo
 
 /**
  * The invoices behind overdue-reminder's dev-fixtures.json, created through the API:
- * open invoices past their due date are overdue at request time (DESIGN.md, invoices);
+ * open invoices past their due date are overdue at request time (ARCHITECTURE.md, "Engines and resources");
  * the others are left in draft, which is never overdue.
  */
 async function seedInvoices(t: TestApp, org: TestOrg): Promise<void> {

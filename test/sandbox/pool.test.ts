@@ -165,7 +165,7 @@ describe("isolate pool", () => {
     }
   });
 
-  it("uses the default limits of DESIGN.md unless told otherwise", () => {
+  it("uses the default sandbox limits unless told otherwise", () => {
     expect(DEFAULT_LIMITS).toEqual({ memoryLimitMb: 128, cpuTimeLimitMs: 50, wallTimeLimitMs: 30_000 });
   });
 

@@ -15,7 +15,7 @@ import { freePort } from "../helpers/ports.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
- * A tenant's function never acts as a page of the dashboard's origin (DESIGN.md, "Security
+ * A tenant's function never acts as a page of the dashboard's origin (ARCHITECTURE.md, "Security
  * model"). Organization B deploys hostile public functions (test/fixtures/functions/); A's
  * signed-in owner opens them, as a link would make them. The function must not get the owner's
  * session (in what it sees or what it logs), must not set or clear the platform's cookies, and

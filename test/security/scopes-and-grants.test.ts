@@ -6,7 +6,7 @@ import { signedInMember, type TestMember } from "../helpers/members.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
 /**
- * No credential wider than its creator (DESIGN.md, "Security model"): every kind of acting credential
+ * No credential wider than its creator (ARCHITECTURE.md, "Security model"): every kind of acting credential
  * against every kind of grant, through the real HTTP paths — `/v1/api_keys` and `/v1/oauth_apps` (a
  * key, an OAuth token, a session with its CSRF token), the admin API (the operator's token), and the
  * dashboard's forms (Settings → API Keys, Integrations, Members). Each table row is what one actor

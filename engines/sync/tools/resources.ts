@@ -5,7 +5,7 @@ import type { AnyResourceService } from "../../resource.ts";
 import type { ResourceDefinition } from "../../resource.ts";
 import type { ToolContext } from "./types.ts";
 
-/** The resources SYNC reads and writes: every engine's (DESIGN.md, "Engines and resources"). */
+/** The resources SYNC reads and writes: every engine's (ARCHITECTURE.md, "Engines and resources"). */
 export const RESOURCE_NAMES = [
   "invoices",
   "products",
