@@ -5,21 +5,26 @@ import tseslint from "typescript-eslint";
 
 const ROOT = import.meta.dirname;
 const ORDER =
-  "core → store → engines → sandbox → runtime → webhooks → api → services.ts → main.ts → cli → bin";
+  "core → store → engines → sync → sandbox → runtime → webhooks → api → dashboard → services.ts → main.ts → cli → bin";
 
 /**
  * The floors of the house, lowest first: a file may import its own floor and the ones below it.
- * services.ts (the services, built once) and main.ts (the composition root) sit above api/;
+ * SYNC (sync/) is built on the engines and serves the faces; the dashboard (dashboard/, with the
+ * OAuth sign-in and consent pages) is the browser's face beside api/, which it builds on: api/
+ * receives the dashboard's routes from above (services.ts) rather than importing them.
+ * services.ts (the services, built once) and main.ts (the composition root) sit above both;
  * the CLI starts the server, so cli/ and bin/ sit above main.ts.
  */
 const FLOORS = [
   "core",
   "store",
   "engines",
+  "sync",
   "sandbox",
   "runtime",
   "webhooks",
   "api",
+  "dashboard",
   "services.ts",
   "main.ts",
   "cli",
@@ -179,7 +184,7 @@ export default tseslint.config(
   },
   {
     // The dashboard's client islands: plain browser JavaScript served as written (no build, no types).
-    files: ["api/dashboard/client/**/*.js"],
+    files: ["dashboard/client/**/*.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, sourceType: "script" },
   },

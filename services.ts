@@ -12,7 +12,8 @@ import {
   type MetricSample,
   type RateLimiter,
 } from "./api/index.ts";
-import { createOAuthServer } from "./api/oauth/index.ts";
+import { createBrowserFace } from "./dashboard/index.ts";
+import { createOAuthServer, type OAuthServer } from "./dashboard/oauth/index.ts";
 import {
   createSecretBox,
   Releasers,
@@ -29,11 +30,10 @@ import {
   createResourceServices,
   latestSnapshot,
   PLATFORM_EVENT_TYPES,
-  createSyncPlanner,
-  createSyncService,
   type CatalogSource,
   type ListCache,
 } from "./engines/index.ts";
+import { createSyncPlanner, createSyncService, SYNC_EVENT_TYPES } from "./sync/index.ts";
 import {
   createFunctionHost,
   createFunctionInvoker,
@@ -72,6 +72,8 @@ import {
  * (`api()`), by the API role or by a function's first `ctx.platform.fetch` on a worker.
  */
 export interface Services extends ApiDeps, Disposable {
+  /** The OAuth 2.0 authorization server (dashboard/oauth/): apps' codes, tokens and consent. */
+  oauth: OAuthServer;
   /** The warm isolates and functions' outbound connections. */
   functionHost: FunctionHost;
   /** The REST application of this process, built on first call. */
@@ -115,7 +117,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const resources = createResourceServices(store, clock, listCache);
     const catalog = buildEventCatalog(
       [...resources.values()].map((service) => service.definition as CatalogSource),
-      [...PLATFORM_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
+      [...PLATFORM_EVENT_TYPES, ...SYNC_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES, ...FUNCTION_EVENT_TYPES],
     );
     const eventTypes = catalog.map((entry) => entry.type);
     const engineState = createEngineStateService(store, clock, {
@@ -182,7 +184,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       oauth: createOAuthServer({ config, store, clock, secret }),
       adminToken: options.adminToken,
       ready: async () => (await pendingMigrations(store)).length === 0,
-      api: () => (api ??= createApi(services)),
+      api: () => (api ??= createApi(services, createBrowserFace(services))),
       dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
     };
     registerGauges(services, listCache);

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { ApiDeps, AppEnv } from "./env.ts";
+import type { ApiDeps, AppEnv, BrowserFace } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FunctionsOrigin } from "../core/index.ts";
 import {
@@ -29,9 +29,6 @@ import { noStore } from "./middleware/no-store.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed.ts";
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
-import { dashboardRoutes } from "./dashboard/index.ts";
-import { sessionPrincipal } from "./dashboard/session.ts";
-import { oauthRoutes } from "./oauth/index.ts";
 import { oauthAppRoutes, oauthInstallationRoutes } from "./routes/oauth-apps.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { engineStateRoutes } from "./routes/engine-state.ts";
@@ -66,7 +63,7 @@ export interface Api {
  * (api/invocation/) reads its own body and authenticates its own caller. The one error
  * handler at the bottom renders every AppError as problem+json.
  */
-export function createApi(deps: ApiDeps): Api {
+export function createApi(deps: ApiDeps, browser: BrowserFace): Api {
   const app = new OpenAPIHono<AppEnv>();
   const authenticator = createAuthenticator(deps);
   const invocationDeps = { ...deps, authenticate: authenticator };
@@ -78,9 +75,7 @@ export function createApi(deps: ApiDeps): Api {
   app.route("/", healthRoutes(deps));
   app.use("/admin/v1/*", noStore());
   app.route("/admin/v1", adminRoutes(deps));
-  // Before the dashboard: the consent pages under /oauth are its look but the server's paths.
-  app.route("/", oauthRoutes(deps));
-  app.route("/", dashboardRoutes(deps));
+  app.route("/", browser.routes);
 
   // A function's request body is its own (any type, its own limit); a deploy's files may be large.
   const invocation = (c: Context<AppEnv>) => isInvocationPath(c.req.path);
@@ -99,7 +94,7 @@ export function createApi(deps: ApiDeps): Api {
     "/v1/*",
     unless(
       anonymous,
-      authenticate(authenticator, (c) => sessionPrincipal(c, deps)),
+      authenticate(authenticator, (c) => browser.sessionPrincipal(c)),
     ),
   );
   app.use("/v1/*", unless(invocation, idempotency(deps)));

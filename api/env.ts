@@ -1,17 +1,12 @@
+import type { Context, Hono } from "hono";
 import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
-import type {
-  AnyResourceService,
-  EngineStateService,
-  EventType,
-  KeyPrincipal,
-  SyncService,
-} from "../engines/index.ts";
+import type { AnyResourceService, EngineStateService, EventType, KeyPrincipal } from "../engines/index.ts";
+import type { SyncService } from "../sync/index.ts";
 import type { FunctionInvoker, FunctionService } from "../runtime/index.ts";
 import type { Store } from "../store/index.ts";
 import type { WebhookDeliveryService, WebhookEndpointService } from "../webhooks/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
-import type { OAuthServer } from "./oauth/server.ts";
 import type { RateLimiter } from "./rate-limit/index.ts";
 
 /**
@@ -43,12 +38,22 @@ export interface ApiDeps {
   invoker: FunctionInvoker;
   /** SYNC, the agent: chat, approvals, the audit record. */
   sync: SyncService;
-  /** The OAuth 2.0 authorization server (api/oauth/): apps' codes, tokens and consent. */
-  oauth: OAuthServer;
   /** Token that operator commands present (stored in the data dir). */
   adminToken: string | undefined;
   /** Whether migrations are applied and the store answers. */
   ready(): Promise<boolean>;
+}
+
+/**
+ * The browser's face (dashboard/, a floor above api/), built by the composition root and handed
+ * to `createApi`, so api/ never imports it: the OAuth sign-in and consent pages and the
+ * dashboard, and how a dashboard session calls `/v1` from its own pages.
+ */
+export interface BrowserFace {
+  /** Mounted at `/` ahead of `/v1`: the OAuth pages first, then the dashboard. */
+  routes: Hono<AppEnv>;
+  /** The caller a dashboard session cookie names, or undefined when there is none (dashboard/session.ts). */
+  sessionPrincipal(c: Context<AppEnv>): Promise<KeyPrincipal | undefined>;
 }
 
 /** Hono's per-request variables. */

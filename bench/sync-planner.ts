@@ -1,15 +1,13 @@
 import { isoDate, silentLogger, systemClock } from "../core/index.ts";
 import {
   createApiKey,
-  createBuiltinPlanner,
   createOrganization,
   createResourceServices,
-  createSyncService,
   OPERATOR,
   refreshSnapshot,
   seedDemo,
-  type SyncCaller,
 } from "../engines/index.ts";
+import { createBuiltinPlanner, createSyncService, type SyncCaller } from "../sync/index.ts";
 import { createPgliteStore, migrate } from "../store/index.ts";
 import { numberFlag, target, type Benchmark, type BenchOptions, type BenchResult } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";

@@ -9,7 +9,6 @@ import { deals } from "./growth/deals.ts";
 import { MEMBER_EVENT_TYPES } from "./people/members.ts";
 import { OAUTH_EVENT_TYPES } from "./oauth/installations.ts";
 import { API_KEY_EVENT_TYPES } from "./tenancy/api-keys.ts";
-import { SYNC_EVENT_TYPES } from "./sync/schema.ts";
 import { candidates } from "./talent/candidates.ts";
 import { skills } from "./talent/skills.ts";
 import type { ListCache } from "./list-cache.ts";
@@ -70,14 +69,8 @@ export * from "./intelligence/schema.ts";
 export * from "./intelligence/compute.ts";
 export * from "./intelligence/snapshots.ts";
 export * from "./intelligence/jobs.ts";
-export * from "./sync/index.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
-export const PLATFORM_EVENT_TYPES = [
-  ...API_KEY_EVENT_TYPES,
-  ...MEMBER_EVENT_TYPES,
-  ...OAUTH_EVENT_TYPES,
-  ...SYNC_EVENT_TYPES,
-];
+export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES, ...MEMBER_EVENT_TYPES, ...OAUTH_EVENT_TYPES];
 export * from "./people/index.ts";
 export * from "./oauth/index.ts";

@@ -1,5 +1,5 @@
 import { AppError, randomBase62 } from "../core/index.ts";
-import type { FunctionToolPort } from "../engines/index.ts";
+import type { FunctionToolPort } from "../sync/index.ts";
 import type { Store } from "../store/index.ts";
 import { selectFunctionTools } from "./function-queries.ts";
 import type { FunctionResponse } from "./invocation-scope.ts";

@@ -11,7 +11,7 @@ import {
   SyncInteractionSchema,
   type SyncCaller,
   type SyncService,
-} from "../../engines/index.ts";
+} from "../../sync/index.ts";
 import type { Logger } from "../../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { listQuerySchema, parseListQuery } from "../list-params.ts";

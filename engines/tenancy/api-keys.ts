@@ -77,7 +77,7 @@ export interface KeyPrincipal {
   scopes: string[];
   kind: KeyKind;
   /**
-   * Set when a dashboard user's session authenticated the request (api/dashboard/session.ts):
+   * Set when a dashboard user's session authenticated the request (dashboard/session.ts):
    * `keyId` is then the session's id, and the scopes are the role's.
    */
   user?: { id: string; email: string; name: string; role: string };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { uploadedFiles } from "../../api/dashboard/functions/upload.ts";
+import { uploadedFiles } from "../../dashboard/functions/upload.ts";
 import { collectUpload } from "../../cli/functions.ts";
 import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { storeKinds } from "../helpers/stores.ts";

@@ -131,7 +131,7 @@ describe.each(storeKinds())("revoking a key on $name", (kind) => {
 describe("revoking a key, as the code does it", () => {
   it("goes through the key cache's revoke everywhere: no caller calls revokeApiKey alone", () => {
     const callers = [
-      "api/dashboard/api-keys.ts",
+      "dashboard/api-keys.ts",
       "api/routes/credentials.ts",
       "api/routes/admin.ts",
       "cli/operator.ts",

@@ -15,7 +15,7 @@ import {
  * the organization's data, writes only as actions a credential approves, the approval's change
  * and its events (to a real webhook receiver), expiry, single use, scopes, organization
  * isolation, the audit record and the event stream. The planner's understanding of many
- * phrasings is proven in test/engines/sync/.
+ * phrasings is proven in test/sync/.
  */
 describe.each(workerStoreKinds())("SYNC API on $name", (kind) => {
   let org: TestOrg;

@@ -26,7 +26,10 @@ async function lint(filePath: string, code: string): Promise<string[]> {
 describe("the one-way import rule", () => {
   it.each([
     ["store/queue.ts", 'import { createApi } from "../api/index.ts";'],
-    ["engines/sync/builtin/handlers/people.ts", 'import { createApi } from "../../../../api/index.ts";'],
+    ["sync/builtin/handlers/people.ts", 'import { createApi } from "../../../api/index.ts";'],
+    ["engines/finance/invoices.ts", 'import { createSyncService } from "../../sync/index.ts";'],
+    ["api/app.ts", 'import { createBrowserFace } from "../dashboard/index.ts";'],
+    ["api/routes/functions.ts", 'import type { DashboardDeps } from "../../dashboard/env.ts";'],
     ["store/queue.ts", 'import type { X } from "../webhooks/a/b/c/d.ts";'],
     ["core/log.ts", 'export { createStore } from "../store/index.ts";'],
     ["runtime/invoke.ts", 'const m = await import("../webhooks/index.ts");'],
@@ -49,8 +52,12 @@ describe("the one-way import rule", () => {
 
   it.each([
     ["api/routes/functions.ts", 'import { x } from "../../runtime/index.ts";'],
-    ["engines/sync/builtin/handlers/people.ts", 'import { x } from "../../../../core/index.ts";'],
-    ["engines/sync/builtin/handlers/people.ts", 'import { x } from "../../tools/types.ts";'],
+    ["sync/builtin/handlers/people.ts", 'import { x } from "../../../core/index.ts";'],
+    ["sync/builtin/handlers/people.ts", 'import { x } from "../../tools/types.ts";'],
+    ["sync/service.ts", 'import { x } from "../engines/index.ts";'],
+    ["dashboard/oauth/index.ts", 'import type { AppEnv } from "../../api/env.ts";'],
+    ["dashboard/index.ts", 'import { x } from "../sync/index.ts";'],
+    ["services.ts", 'import { createBrowserFace } from "./dashboard/index.ts";'],
     ["webhooks/send.ts", 'import { x } from "../runtime/index.ts";'],
     ["services.ts", 'import { x } from "./api/index.ts";'],
     ["main.ts", 'import { x } from "./services.ts";'],
@@ -87,7 +94,12 @@ describe("the one-way import rule", () => {
 
   it("is on, as an error, for every file of the project config", async () => {
     const project = new ESLint({ cwd: root });
-    for (const file of ["api/app.ts", "engines/sync/builtin/handlers/people.ts", "sandbox/guest/index.ts"]) {
+    for (const file of [
+      "api/app.ts",
+      "dashboard/index.ts",
+      "sync/builtin/handlers/people.ts",
+      "sandbox/guest/index.ts",
+    ]) {
       const config = (await project.calculateConfigForFile(file)) as Linter.Config;
       expect(config.rules?.["tessera/layering"]).toEqual([2]);
     }

@@ -143,7 +143,7 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
         body: { name: "Same App", redirect_uris: ["https://app.example.com/cb"], scopes: ["finance:read"] },
       });
       expect(registered.status, registered.text).toBe(201);
-      // A consent, as the consent page records it (test/api/oauth.test.ts drives the real flow).
+      // A consent, as the consent page records it (test/dashboard/oauth.test.ts drives the real flow).
       const member = await signedInMember(t, org.id, "owner");
       const { installation } = await authorizeInstallation(t.store, t.clock, {
         orgId: org.id,

@@ -1,0 +1,148 @@
+import type { Context } from "hono";
+import type { ZodError } from "zod";
+import { isAppError, type AppError, type FieldError } from "../core/index.ts";
+import { html } from "hono/html";
+import { csrfMatches, type SessionPrincipal } from "../engines/index.ts";
+import type { ApiDeps, AppEnv } from "../api/env.ts";
+import { fieldErrors } from "../api/problem.ts";
+import { page, type PageNav } from "./layout.ts";
+import { sessionOf } from "./session.ts";
+
+/** A signed-in user of the dashboard, and the CSRF token its pages embed. */
+export type Signed = { session: SessionPrincipal; csrf: string };
+export type Form = Record<string, string | string[]>;
+
+/** What every group of pages (accounts.ts, api-keys.ts, members.ts, sync-panel.ts) is built with. */
+export interface DashboardParts {
+  deps: ApiDeps;
+  /** The signed-in user, or a redirect to sign in. */
+  signedIn: (c: Context<AppEnv>) => Promise<Signed | Response>;
+  /** A state-changing form: signed in, and its CSRF token matches; else a redirect or a 403 page. */
+  posted: (c: Context<AppEnv>) => Promise<{ signed: Signed; form: Form } | Response>;
+  /** The header of a page for this user, `active` marking the current link. */
+  nav: (signed: Signed, active?: string) => PageNav;
+}
+
+export function createParts(deps: ApiDeps): DashboardParts {
+  const nav = (signed: Signed, active?: string): PageNav => ({
+    who: {
+      name: signed.session.user.name,
+      email: signed.session.user.email,
+      orgName: signed.session.orgName,
+      role: signed.session.role,
+      csrf: signed.csrf,
+    },
+    ...(active ? { active } : {}),
+  });
+  return {
+    deps,
+    nav,
+    signedIn: async (c) => (await sessionOf(c, deps)) ?? c.redirect("/sign-in", 303),
+    posted: async (c) => {
+      const signed = await sessionOf(c, deps);
+      if (!signed) return c.redirect("/sign-in", 303);
+      const form = await formOf(c);
+      const csrf = typeof form._csrf === "string" ? form._csrf : c.req.header("x-csrf-token");
+      if (!csrfMatches(signed.session, csrf)) {
+        return c.html(
+          page(
+            "Forbidden",
+            nav(signed),
+            html`<h1>Forbidden</h1>
+              <p>This form has expired: reload the page and try again.</p>`,
+          ),
+          403,
+        );
+      }
+      return { signed, form };
+    },
+  };
+}
+
+/** A posted form's fields as text (a repeated field as a list; an uploaded file is not expected). */
+export async function formOf(c: Context<AppEnv>): Promise<Record<string, string | string[]>> {
+  const body = await c.req.parseBody({ all: true });
+  return Object.fromEntries(
+    Object.entries(body).map(([name, value]) => [
+      name,
+      Array.isArray(value)
+        ? value.map((item) => (typeof item === "string" ? item : ""))
+        : typeof value === "string"
+          ? value
+          : "",
+    ]),
+  );
+}
+
+/** One field's text (the first, if repeated). */
+export const textOf = (form: Record<string, string | string[]>, name: string): string =>
+  [form[name] ?? ""].flat()[0] ?? "";
+
+export function forbidden(c: Context<AppEnv>, signed: Signed): Response | Promise<Response> {
+  return c.html(
+    page(
+      "Forbidden",
+      {
+        who: {
+          ...signed.session.user,
+          orgName: signed.session.orgName,
+          role: signed.session.role,
+          csrf: signed.csrf,
+        },
+      },
+      html`<h1>Forbidden</h1>
+        <p>Your role (${signed.session.role}) cannot do this.</p>`,
+    ),
+    403,
+  );
+}
+
+/**
+ * The API's validation errors as a form shows them: field name → the first message for it. A zod
+ * failure and an AppError's `errors` (a service's refusal) read the same, named as the API names
+ * them (`line_items[0].quantity`); a problem with no field goes under `fallback`.
+ *
+ * @example
+ *   const parsed = Schema.safeParse(values);
+ *   if (!parsed.success) return render(errorsByField(parsed.error)); // { email: "Invalid email" }
+ */
+export function errorsByField(
+  error: ZodError | readonly FieldError[],
+  fallback = "_form",
+): Record<string, string> {
+  const errors = Array.isArray(error) ? (error as readonly FieldError[]) : fieldErrors(error as ZodError);
+  const byField: Record<string, string> = {};
+  for (const { param, message } of errors) byField[param || fallback] ??= message;
+  return byField;
+}
+
+/**
+ * A refusal the user can act on (a 404, a 409 naming the states, a 422 naming the field), as the
+ * API's status and message, for the page to show; anything else is not the user's to see and goes on
+ * to the app's handler (an error page with the request id).
+ */
+export function userError(error: unknown): AppError {
+  if (isAppError(error) && error.isUserError) return error;
+  throw error;
+}
+
+/**
+ * A 404 page within a section (`/data`, `/webhooks`, …): another organization's object reads as
+ * missing, as on the API, and the page offers the way back to the section.
+ */
+export function notFoundPage(
+  c: Context<AppEnv>,
+  parts: DashboardParts,
+  signed: Signed,
+  section: string,
+): Response | Promise<Response> {
+  return c.html(
+    page(
+      "Not found",
+      parts.nav(signed, section),
+      html`<h1>Not found</h1>
+        <p>There is no such page in ${signed.session.orgName}. <a href="${section}">Back</a></p>`,
+    ),
+    404,
+  );
+}

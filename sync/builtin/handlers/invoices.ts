@@ -1,0 +1,182 @@
+import { isAppError } from "../../../core/errors.ts";
+import type { TopClientsResult } from "../../tools/insights.ts";
+import type { GetResult } from "../../tools/lookup.ts";
+import type { CountResult, ListResult, SumResult } from "../../tools/records.ts";
+import { money, type Filters } from "../../tools/resources.ts";
+import {
+  bullets,
+  countOf,
+  day,
+  invoiceLine,
+  itemsOf,
+  plural,
+  scopeWords,
+  str,
+  totalsText,
+} from "../answers.ts";
+import type { PlanContext } from "../context.ts";
+import { addDays } from "../dates.ts";
+import { clientQuery, remember } from "../subjects.ts";
+import type { Answer } from "../types.ts";
+import { invoiceClient } from "./invoices-due.ts";
+
+/**
+ * Invoices by status, currency and client (list, count or total); one invoice by its number;
+ * the clients ranked by what they paid.
+ */
+
+type Rec = Record<string, unknown>;
+
+function statusWords(statuses: readonly string[]): string {
+  if (statuses.length === 0) return "";
+  const sorted = [...statuses].sort().join(",");
+  if (sorted === "open,overdue") return "unpaid ";
+  return `${statuses.join(" or ")} `;
+}
+
+export async function invoices(ctx: PlanContext): Promise<Answer> {
+  const client = await invoiceClient(ctx);
+  if ("reply" in client) return client.reply;
+  const { subject } = client;
+  const { currency, invoiceStatuses, facet } = ctx.slots;
+  const who = clientQuery(subject);
+  const filters: Filters = {
+    ...(invoiceStatuses.length > 0 ? { status: [...invoiceStatuses] } : {}),
+    ...(currency ? { currency } : {}),
+    ...who.filters,
+  };
+  const period = ctx.slots.past ?? ctx.slots.future;
+  if (period) {
+    filters.due_after = addDays(period.range.from, -1);
+    filters.due_before = addDays(period.range.to, 1);
+  }
+  const query = { resource: "invoices", filters, ...(who.q ? { q: who.q } : {}) };
+  const kind = `${statusWords(invoiceStatuses)}invoice`;
+  const scope = scopeWords({
+    client: subject?.label,
+    currency,
+    period: period ? `due ${period.range.label}` : "",
+  });
+  if (facet === "count" && invoiceStatuses.length === 0) {
+    const counts = await ctx.read<CountResult>("count_records", { ...query, group_by: "status" });
+    const lines = (counts.groups ?? []).map((group) => `${String(group.key)}: ${group.count}`);
+    const memory = remember(ctx, "invoices", subject ? { subject } : {});
+    return { reply: `You have **${plural(counts.total, kind)}**${scope}.\n\n${bullets(lines)}`, memory };
+  }
+  const list = await ctx.read<ListResult>("list_records", { ...query, sort: "due_date", limit: 50 });
+  const sums = await ctx.read<SumResult>("sum_amounts", { ...query, field: "amount" });
+  const memory = remember(ctx, "invoices", {
+    list: {
+      resource: "invoices",
+      filters,
+      ...(who.q ? { q: who.q } : {}),
+      sort: "due_date",
+      total: list.total,
+      shown: Math.min(10, list.total),
+      items: itemsOf("invoices", list.records),
+      field: "amount",
+    },
+    ...(subject ? { subject } : {}),
+  });
+  if (list.total === 0) return { reply: `There are no ${kind}s${scope}.`, memory };
+  const amount = totalsText(sums.totals);
+  const headline =
+    facet === "sum"
+      ? `${plural(list.total, kind)}${scope} add up to **${amount}**:`
+      : `**${plural(list.total, kind)}**${scope}, **${amount}** in all:`;
+  const lines = list.records.map((invoice) => invoiceLine(invoice, ctx.turn.today));
+  return { reply: `${headline}\n\n${bullets(lines, list.total)}`, memory };
+}
+
+export function invoiceDetailText(invoice: Rec): string {
+  const currency = String(invoice.currency);
+  const lines = [
+    `Status: **${String(invoice.status)}**${Number(invoice.days_overdue) > 0 ? ` (${plural(Number(invoice.days_overdue), "day")} overdue)` : ""}`,
+    `Amount: **${money(invoice.amount as number, currency)}**; paid ${money(invoice.amount_paid as number, currency)}, remaining **${money(invoice.amount_remaining as number, currency)}**`,
+    `Due: ${String(invoice.due_date)}`,
+  ];
+  if (invoice.issued_at) lines.push(`Issued: ${day(invoice.issued_at)}`);
+  if (invoice.paid_at) lines.push(`Paid: ${day(invoice.paid_at)}`);
+  if (invoice.voided_at) lines.push(`Voided: ${day(invoice.voided_at)}`);
+  for (const item of (invoice.line_items as Rec[] | undefined) ?? []) {
+    const price = money(item.unit_price as number, currency);
+    lines.push(`Line: ${String(item.quantity)} × ${str(item.description) || "item"} at ${price}`);
+  }
+  return `**${String(invoice.number)}** — ${String(invoice.client)}\n\n${bullets(lines, lines.length, 20)}`;
+}
+
+export async function invoiceDetail(ctx: PlanContext): Promise<Answer> {
+  const parts: string[] = [];
+  const found: Rec[] = [];
+  for (const number of ctx.analysis.entities.invoiceRefs.slice(0, 5)) {
+    try {
+      const result = await ctx.read<GetResult>("get_record", { resource: "invoices", number });
+      found.push(result.record);
+      parts.push(invoiceDetailText(result.record));
+    } catch (error) {
+      if (!isAppError(error) || error.code !== "not_found") throw error;
+      parts.push(`I couldn't find an invoice numbered **${number}**.`);
+    }
+  }
+  const focus = found.length === 1 ? itemsOf("invoices", found)[0] : undefined;
+  const memory = remember(ctx, "invoice_detail", {
+    ...(focus ? { focus } : {}),
+    ...(found.length > 1
+      ? {
+          list: {
+            resource: "invoices",
+            filters: {},
+            total: found.length,
+            shown: found.length,
+            items: itemsOf("invoices", found),
+          },
+        }
+      : {}),
+  });
+  return { reply: parts.join("\n\n"), memory, ...(found.length === 0 ? { failed: true } : {}) };
+}
+
+export async function topClients(ctx: PlanContext): Promise<Answer> {
+  const limit = Math.min(25, ctx.slots.limit ?? 5);
+  const period = ctx.slots.past;
+  const args = {
+    limit,
+    ...(period ? { since: period.range.from, until: addDays(period.range.to, 1) } : {}),
+  };
+  const result = await ctx.read<TopClientsResult>("top_clients", args);
+  const memory = remember(ctx, "top_clients");
+  const when = period ? ` on invoices issued ${period.range.label}` : "";
+  if (result.clients.length === 0) return { reply: `No client has paid anything yet${when}.`, memory };
+  const lines = result.clients.map(
+    (client, index) =>
+      `${index + 1}. **${client.client}**: ${money(client.revenue, client.currency)} paid (${plural(client.invoices, "invoice")})`,
+  );
+  const head = `Top ${plural(result.clients.length, "client")} by revenue (what they paid${when}):`;
+  return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+}
+
+/** What one client paid, on all its invoices or on those issued in a period (top_clients). */
+export async function clientRevenue(ctx: PlanContext, subject: NonNullable<PlanContext["slots"]["subject"]>) {
+  const period = ctx.slots.past;
+  if (period && subject.client) {
+    const result = await ctx.read<TopClientsResult>("top_clients", {
+      limit: 25,
+      since: period.range.from,
+      until: addDays(period.range.to, 1),
+    });
+    const rows = result.clients.filter((row) => row.client === subject.client);
+    const totals = rows.map((row) => ({ currency: row.currency, amount: row.revenue, count: row.invoices }));
+    const paid = totalsText(totals, "nothing");
+    const reply = `**${subject.label}** paid **${paid}** on ${plural(countOf(totals), "invoice")} issued ${period.range.label}.`;
+    return { reply, memory: remember(ctx, "revenue", { subject }) };
+  }
+  const who = clientQuery(subject);
+  const sums = await ctx.read<SumResult>("sum_amounts", {
+    resource: "invoices",
+    filters: { ...who.filters, status: ["open", "overdue", "paid"] },
+    ...(who.q ? { q: who.q } : {}),
+    field: "paid",
+  });
+  const reply = `**${subject.label}** has paid **${totalsText(sums.totals)}** on its invoices so far${scopeWords({})}.`;
+  return { reply, memory: remember(ctx, "revenue", { subject }) };
+}
