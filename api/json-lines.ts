@@ -13,7 +13,7 @@ export const JSON_LINE_END = "\n";
  * Replaces the request's `c.json` with one that ends the body with a newline. Hono makes its
  * own `c.json` a function per request too, so this costs one more closure and a string
  * concatenation (a rope in V8, flattened once when written): nothing the benchmarks can see
- * (bench/README.md, "JSON bodies end with a newline").
+ * (bench/HISTORY.md, "JSON bodies end with a newline").
  */
 export function jsonLines(): MiddlewareHandler<AppEnv> {
   return (c, next) => {

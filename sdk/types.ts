@@ -75,7 +75,7 @@ export interface EngineStatePage<T = unknown> {
 }
 
 /**
- * One engine's per-organization JSON key-value state (README, "Engine state"): the same
+ * One engine's per-organization JSON key-value state (docs/engine-state.md): the same
  * entries as `/v1/engines/<engine>/state`. Keys are 1–512 characters; values any JSON.
  */
 export interface EngineState {
@@ -93,7 +93,7 @@ export type Money = Record<string, number>;
 type OpenDealStage = "lead" | "qualified" | "proposal";
 type CandidateStatus = "applied" | "screening" | "interview" | "offer" | "hired" | "rejected";
 
-/** `ctx.snapshot`: the organization's latest intelligence snapshot (README, "Intelligence snapshots"). */
+/** `ctx.snapshot`: the organization's latest intelligence snapshot (docs/intelligence.md). */
 export interface IntelligenceSnapshot {
   id: string;
   object: "intelligence_snapshot";

@@ -37,7 +37,7 @@ export interface RequestSlot {
  * gives a request (`KEEP`). V8 shrinks a Map to a new table when its entries fall below a quarter
  * of its size, and an isolate usually has one request at a time: from one entry to none, every
  * request's end built a new table (`Runtime_MapShrink`, 1.1 % of a trivial invocation's main
- * thread under perf; bench/README.md).
+ * thread under perf; bench/HISTORY.md).
  */
 const KEEP = -1;
 const slots = new Map<number, RequestSlot | undefined>([[KEEP, undefined]]);

@@ -153,7 +153,7 @@ class ReturnsItsArgument {
  * the field. It replaced a WeakMap from ctx to request: each request's new key in that
  * long-lived WeakMap took V8's ephemeron write barrier, and every young-generation collection
  * then walked the table. The guest's JavaScript was 16.3 % of a trivial invocation's main
- * thread with it, 11.1 % without (perf; bench/README.md, "A ctx without a WeakMap").
+ * thread with it, 11.1 % without (perf; bench/HISTORY.md, "A ctx without a WeakMap").
  */
 class CtxRequest extends ReturnsItsArgument {
   readonly #state: Slot;

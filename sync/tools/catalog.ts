@@ -23,7 +23,7 @@ import {
   voidInvoice,
 } from "./writes.ts";
 
-/** SYNC's own tools, read ones first: what both planners may call (README, "SYNC": the catalog). */
+/** SYNC's own tools, read ones first: what both planners may call (docs/sync.md, "The tools"). */
 export const SYNC_TOOLS: readonly Tool[] = [
   search,
   listRecords,

@@ -10,7 +10,7 @@ import { openShell, type BlockResult, type ShellSession } from "./shell.ts";
 
 /**
  * The docs are tested: every shell block of README.md, docs/ and examples/ runs, in order, in
- * one bash session against a server the page itself starts (`npm start` on a fresh data dir
+ * one bash session per page against a server the page itself starts (`npm start` on a fresh data dir
  * and a free port), with the placeholders the page uses filled in (the key the server printed,
  * the port); the output each block shows is compared loosely (compare.ts). A block that is not
  * meant to run says so (`<!-- doctest: skip — why -->`, markdown.ts). A change that makes a
@@ -18,10 +18,12 @@ import { openShell, type BlockResult, type ShellSession } from "./shell.ts";
  */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BLOCK_TIMEOUT_MS = 120_000;
+/** The front page, then every page of the manual and of the examples with a block to run. */
 const PAGES = [
   "README.md",
-  ...markdownIn("docs"),
-  ...markdownIn("examples").filter((page) => shellBlocks(read(page)).length > 0),
+  ...[...markdownIn("docs"), ...markdownIn("examples")].filter((page) =>
+    shellBlocks(read(page)).some((block) => !block.skip),
+  ),
 ];
 
 describe.each(PAGES)("%s, followed as written", (page) => {

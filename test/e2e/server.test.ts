@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
 
-/** `/metrics` answers only a scrape that presents this (README, "Operations"). */
+/** `/metrics` answers only a scrape that presents this (docs/operations.md). */
 const METRICS_TOKEN = "e2e-metrics-token-0123456789";
 
 describe("tessera serve on the embedded store", () => {

@@ -7,7 +7,7 @@ import { insertEndpoint, privateDatabase, startReceiver, type Receiver } from ".
 import { call, createCluster, inBatches, msUntil, type Cluster, type Reply } from "./cluster.ts";
 
 /**
- * Many nodes (README, "Many nodes"): two `api` and two `worker` processes of the real entry
+ * Many nodes (docs/many-nodes.md): two `api` and two `worker` processes of the real entry
  * point on one PostgreSQL database (a fresh one per run) and one Redis, a webhook receiver in
  * this process. What one node changes, the others see by message within 100 ms; the queues
  * deliver and run everything once, through a SIGKILL, a node joining and SIGTERMs mid-load.
