@@ -1,5 +1,13 @@
 import { closeServer, createHealthApp, listen } from "./api/index.ts";
-import { Releasers, systemClock, type Clock, type Config, type Logger } from "./core/index.ts";
+import {
+  disposable,
+  Releasers,
+  systemClock,
+  type Clock,
+  type Config,
+  type Disposable,
+  type Logger,
+} from "./core/index.ts";
 import {
   countOrganizations,
   createApiKey,
@@ -36,10 +44,13 @@ export interface ServerOptions {
   store?: Store;
 }
 
-export interface RunningServer {
+/**
+ * Disposing it drains and stops every part in reverse order of start, then throws what failed
+ * (Releasers; each part that failed is logged by name).
+ */
+export interface RunningServer extends Disposable {
   url: string;
   store: Store;
-  dispose(): Promise<void>;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -48,6 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"));
   const role = options.role ?? "all";
   const releasers = new Releasers();
+  const logFailure = (part: string, error: unknown) => log.error("dispose failed", { part, error });
   const embedded = !config.databaseUrl;
   const dataDir = openDataDir(config.dataDir);
 
@@ -115,13 +127,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       redis: Boolean(config.redisUrl),
       functions: config.functionsOrigin?.url,
     });
-    return {
+    return disposable<RunningServer>({
       url,
       store: services.store,
-      dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
-    };
+      dispose: () => releasers.dispose(logFailure),
+    });
   } catch (error) {
-    await releasers.dispose();
+    // The startup error is the one thrown; a part that fails to close as well is logged.
+    await releasers.dispose(logFailure).catch(() => undefined);
     throw error;
   }
 }

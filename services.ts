@@ -16,6 +16,7 @@ import { createBrowserFace } from "./dashboard/index.ts";
 import { createOAuthServer, type OAuthServer } from "./dashboard/oauth/index.ts";
 import {
   createSecretBox,
+  disposable,
   Releasers,
   systemClock,
   type Clock,
@@ -101,6 +102,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   const releasers = new Releasers();
+  const logFailure = (part: string, error: unknown) => log.error("dispose failed", { part, error });
   try {
     const store = options.store ?? (await openStore(config));
     if (!options.store) releasers.add("store", () => store.dispose());
@@ -141,7 +143,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       platformFetch: (request) => Promise.resolve(services.api().app.fetch(request)),
     });
     await followInvalidations({ store, log, keys, invoker, releasers });
-    const services: Services = {
+    const services: Services = disposable({
       config,
       log,
       clock,
@@ -185,12 +187,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
       adminToken: options.adminToken,
       ready: async () => (await pendingMigrations(store)).length === 0,
       api: () => (api ??= createApi(services, createBrowserFace(services))),
-      dispose: () => releasers.dispose((name, error) => log.error("dispose failed", { part: name, error })),
-    };
+      dispose: () => releasers.dispose(logFailure),
+    });
     registerGauges(services, listCache);
     return services;
   } catch (error) {
-    await releasers.dispose();
+    // The error that stopped the build is the one thrown; a part that fails to close as well is logged.
+    await releasers.dispose(logFailure).catch(() => undefined);
     throw error;
   }
 }

@@ -140,7 +140,7 @@ async function coldStarts(code: string, boots: number) {
     // The first boot builds the sandbox's platform: outside the samples.
     const probe = await sandbox.createHost({ program: { code, filename: "fn.js" }, limits: LIMITS });
     const cachedData = probe.producedCachedData;
-    probe.dispose();
+    await probe.dispose();
     return {
       cold: await coldBoots(sandbox, code, boots, undefined),
       cached: await coldBoots(sandbox, code, boots, cachedData),
@@ -171,7 +171,7 @@ async function coldBoots(
     });
     await drain(await host.invoke(REQUEST, IO));
     samples.push((performance.now() - started) * 1000);
-    host.dispose();
+    await host.dispose();
   }
   return summarize(samples);
 }
@@ -235,7 +235,7 @@ async function idleIsolates(code: string, count: number) {
     Promise.resolve({ program: { code, filename: "fn.js" }, limits: LIMITS, env: {} });
   try {
     // The sandbox's platform (built by its first boot) is not an idle isolate's memory.
-    (
+    await (
       await pool.createHost({ program: { code, filename: "fn.js" }, limits: LIMITS, useSpare: false })
     ).dispose();
     global.gc?.();

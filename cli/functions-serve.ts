@@ -3,7 +3,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { basename, join, relative } from "node:path";
 import { problemParts } from "../api/problem.ts";
-import { AppError, HOP_BY_HOP_HEADERS, isAppError, newId, type Config } from "../core/index.ts";
+import {
+  AppError,
+  disposable,
+  HOP_BY_HOP_HEADERS,
+  isAppError,
+  newId,
+  type Config,
+  type Disposable,
+} from "../core/index.ts";
 import { compileFunction, createOutboundFetch, keptFiles, stopCompiler } from "../runtime/index.ts";
 import {
   createFunctionFileSet,
@@ -45,11 +53,10 @@ export interface ServeFunctionOptions {
   print: (line: string) => void;
 }
 
-export interface ServedFunction {
+export interface ServedFunction extends Disposable {
   url: string;
   /** Resolves when the current compile (at start or after a save) is done. */
   ready(): Promise<void>;
-  dispose(): Promise<void>;
 }
 
 type Build = { version: number; loaded: LoadedFunction } | { error: AppError };
@@ -195,7 +202,7 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
     }, DEBOUNCE_MS);
   });
 
-  return {
+  return disposable<ServedFunction>({
     url: origin,
     ready: () => building,
     async dispose() {
@@ -204,11 +211,11 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await building.catch(() => {});
-      outbound.dispose();
+      await outbound.dispose();
       await sandbox.dispose();
       await stopCompiler();
     },
-  };
+  });
 }
 
 /** The problem a request gets while the folder does not compile: the compiler's `file:line:column` messages. */

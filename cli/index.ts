@@ -272,7 +272,11 @@ async function serveUntilSignal(config: Config, role: string): Promise<number> {
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
-  await server.dispose();
-  log.info("stopped");
-  return 0;
+  // A part that fails to stop is logged by name (main.ts) and fails the command.
+  const stopped = await server.dispose().then(
+    () => true,
+    () => false,
+  );
+  log.info(stopped ? "stopped" : "stopped; some parts failed to");
+  return stopped ? 0 : 1;
 }

@@ -1,4 +1,4 @@
-import { AppError, silentLogger, type Config } from "../core/index.ts";
+import { AppError, disposable, silentLogger, type Config, type Disposable } from "../core/index.ts";
 import {
   createApiKey,
   createOrganization,
@@ -26,7 +26,7 @@ import { migrate, openDataDir } from "../store/index.ts";
  * admits one process, so while `serve` runs on the embedded data dir the CLI
  * sends its commands to the server's /admin/v1 with the data dir's token.
  */
-export interface Operator {
+export interface Operator extends Disposable {
   migrate(): Promise<{ applied: number[] }>;
   createOrg(input: OrganizationCreate): Promise<Organization>;
   listOrgs(): Promise<Organization[]>;
@@ -40,7 +40,6 @@ export interface Operator {
   resetPassword(email: string): Promise<{ token: string }>;
   /** Where the dashboard is: the running server's URL, or the configured one. */
   dashboardUrl(): string;
-  dispose(): Promise<void>;
 }
 
 /** `migrate: false` leaves pending migrations to the `migrate` command itself. */
@@ -64,7 +63,7 @@ function localOperator(services: Services): Operator {
     if (!org) throw new AppError("not_found", `No such organization: '${idOrName}'`);
     return org.id;
   };
-  return {
+  return disposable({
     migrate: async () => ({ applied: await migrate(store) }),
     createOrg: (input) => createOrganization(store, input),
     listOrgs: () => listOrganizations(store),
@@ -79,7 +78,7 @@ function localOperator(services: Services): Operator {
     resetPassword: async (email) => ({ token: await passwordResetToken(store, clock, email) }),
     dashboardUrl: () => services.config.publicUrl ?? `http://${services.config.host}:${services.config.port}`,
     dispose: () => services.dispose(),
-  };
+  });
 }
 
 function remoteOperator(baseUrl: string, token: string): Operator {
@@ -94,7 +93,7 @@ function remoteOperator(baseUrl: string, token: string): Operator {
     return payload;
   };
   const org = encodeURIComponent;
-  return {
+  return disposable({
     migrate: () => Promise.resolve({ applied: [] }), // the running server applied them at start
     createOrg: (input) => call("POST", "/orgs", input),
     listOrgs: async () => (await call<{ data: Organization[] }>("GET", "/orgs")).data,
@@ -106,5 +105,5 @@ function remoteOperator(baseUrl: string, token: string): Operator {
     resetPassword: (email) => call("POST", "/password-resets", { email }),
     dashboardUrl: () => baseUrl,
     dispose: () => Promise.resolve(),
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { disposable, type Disposable } from "./disposable.ts";
 import { AppError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
@@ -44,7 +45,7 @@ export interface WorkLoopOptions {
   listen?: (wake: () => void) => Promise<() => Promise<void>>;
 }
 
-export interface WorkLoop {
+export interface WorkLoop extends Disposable {
   /** Starts the loop in the background. */
   start(): void;
   /** Tests: claims what is due now, runs it all; resolves with how many. */
@@ -109,7 +110,7 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
     }
   };
 
-  return {
+  return disposable({
     start() {
       if (state !== "new") throw new AppError("disposed", `${name} already started or disposed`);
       state = "running";
@@ -130,7 +131,7 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
       state = "disposed";
       await unlisten?.().catch(() => undefined);
     },
-  };
+  });
 }
 
 /** A sleep that a signal cuts short; a signal while awake makes the next sleep return at once. */

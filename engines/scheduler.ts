@@ -1,5 +1,5 @@
 import cron from "node-cron";
-import { randomBase62, type Clock, type Disposable, type Logger } from "../core/index.ts";
+import { disposable, randomBase62, type Clock, type Disposable, type Logger } from "../core/index.ts";
 import type { Store } from "../store/index.ts";
 
 /** A housekeeping job: a cron expression and what to run on each tick. */
@@ -96,12 +96,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     ),
   );
 
-  return {
+  return disposable({
     tick,
     async dispose() {
       for (const task of tasks) await task.destroy();
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
       for (const job of options.jobs) await job.dispose?.();
     },
-  };
+  });
 }

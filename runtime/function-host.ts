@@ -1,4 +1,4 @@
-import type { Clock, Config, Disposable, Logger } from "../core/index.ts";
+import { disposable, type Clock, type Config, type Disposable, type Logger } from "../core/index.ts";
 import { createSandbox, type Sandbox } from "../sandbox/index.ts";
 import type { Store } from "../store/index.ts";
 import { createCachedDataSaver } from "./invoke.ts";
@@ -36,12 +36,12 @@ export function createFunctionHost(options: {
     maxSocketMessageBytes: config.functions.wsMaxMessageBytes,
     userAgent: "Tessera-Functions/1",
   });
-  return {
+  return disposable({
     isolates,
     outbound,
     async dispose() {
-      outbound.dispose();
+      await outbound.dispose();
       await isolates.dispose();
     },
-  };
+  });
 }

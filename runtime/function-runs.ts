@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import {
   createWorkLoop,
+  disposable,
   isAppError,
   randomBase62,
   withDeadline,
@@ -182,14 +183,14 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
     ...(store.listen ? { listen: (wake) => store.listen!(RUNS_CHANNEL, wake) } : {}),
   });
 
-  return {
+  return disposable({
     start() {
       loop.start();
       log.info("function run worker started", { concurrency, lease_ms: leaseMs });
     },
     runOnce: () => loop.runOnce(),
     dispose: () => loop.dispose(),
-  };
+  });
 }
 
 /** What one run is given besides its row: its event, and the caller it acts as. */

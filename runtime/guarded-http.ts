@@ -1,7 +1,13 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { BlockedAddressError, guardedLookup, isPrivateAddress } from "../core/index.ts";
+import {
+  BlockedAddressError,
+  disposable,
+  guardedLookup,
+  isPrivateAddress,
+  type Disposable,
+} from "../core/index.ts";
 
 /**
  * The one HTTP client for requests a tenant aims (functions' `fetch`, webhook deliveries),
@@ -53,10 +59,10 @@ export interface GuardedResponse {
   url: URL;
 }
 
-export interface GuardedHttpClient {
+export interface GuardedHttpClient extends Disposable {
   request(request: GuardedRequest): Promise<GuardedResponse>;
   /** Closes the kept-alive sockets. */
-  dispose(): void;
+  dispose(): Promise<void>;
 }
 
 /** A scheme other than `http:` or `https:`. */
@@ -102,13 +108,13 @@ export function createGuardedHttpClient(options: GuardedHttpOptions): GuardedHtt
     "http:": new http.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
     "https:": new https.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
   };
-  return {
+  return disposable({
     request: (request) => exchange(request, options.allowPrivateTargets, agents),
-    dispose() {
+    async dispose() {
       agents["http:"].destroy();
       agents["https:"].destroy();
     },
-  };
+  });
 }
 
 type Agents = { "http:": http.Agent; "https:": https.Agent };

@@ -1,4 +1,4 @@
-import { AppError, BlockedAddressError } from "../core/index.ts";
+import { AppError, BlockedAddressError, disposable, type Disposable } from "../core/index.ts";
 import type { HostSocket, OutboundRequest, OutboundResponse, SocketEvents } from "../sandbox/index.ts";
 import {
   createGuardedHttpClient,
@@ -52,7 +52,7 @@ export type OutboundConnect = (
 
 export function createOutboundFetch(
   options: OutboundOptions,
-): OutboundFetch & { dispose(): void; connect?: OutboundConnect } {
+): OutboundFetch & Disposable & { connect?: OutboundConnect } {
   const client = createGuardedHttpClient({
     allowPrivateTargets: options.allowPrivateTargets,
     maxSockets: 256,
@@ -90,10 +90,12 @@ export function createOutboundFetch(
             maxMessageBytes: maxSocketMessageBytes,
             handshakeTimeoutMs,
           });
-  return Object.assign(fetchOnce, {
-    dispose: () => client.dispose(),
-    ...(connect ? { connect } : {}),
-  });
+  return disposable(
+    Object.assign(fetchOnce, {
+      dispose: () => client.dispose(),
+      ...(connect ? { connect } : {}),
+    }),
+  );
 }
 
 async function send(

@@ -1,5 +1,5 @@
 import cron from "node-cron";
-import { AppError, cronProblem, type FieldError } from "../core/index.ts";
+import { AppError, cronProblem, disposable, type Disposable, type FieldError } from "../core/index.ts";
 import type { Queryable } from "../store/index.ts";
 import type { RunRow } from "./function-rows.ts";
 import type { Trigger } from "./function-schemas.ts";
@@ -93,12 +93,11 @@ const MAX_MATCHERS = 1_000;
  * @example
  *   const cron = createCronMatcher();
  *   cron.matches("0 8 * * mon-fri", "Europe/Berlin", minute);
- *   cron.dispose();
+ *   await cron.dispose();
  */
-export interface CronMatcher {
+export interface CronMatcher extends Disposable {
   /** Whether `schedule` (in `timezone`) falls due in the minute starting at `minute`. */
   matches(schedule: string, timezone: string, minute: Date): boolean;
-  dispose(): void;
 }
 
 export function createCronMatcher(): CronMatcher {
@@ -107,7 +106,7 @@ export function createCronMatcher(): CronMatcher {
     for (const task of tasks.values()) void task.destroy();
     tasks.clear();
   };
-  return {
+  return disposable({
     matches(schedule, timezone, minute) {
       const key = `${timezone}\u0000${schedule}`;
       let task = tasks.get(key);
@@ -119,8 +118,8 @@ export function createCronMatcher(): CronMatcher {
       }
       return task.match(minute);
     },
-    dispose: clear,
-  };
+    dispose: async () => clear(),
+  });
 }
 
 /** What the scheduler missed: cron instants after `since` and within `windowMs` of now. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
-import { AppError, isAppError } from "../core/index.ts";
+import { AppError, disposable, isAppError, type Disposable } from "../core/index.ts";
 import { createCompressionHost } from "./compression.ts";
 import { createCryptoHost } from "./subtle.ts";
 import type { FunctionFileSet } from "./function-files.ts";
@@ -59,7 +59,7 @@ export interface IsolateHostDeps {
 }
 
 /** One isolate running one deployed version of one organization's function. */
-export interface IsolateHost {
+export interface IsolateHost extends Disposable {
   /** False once the isolate is gone (heap exhausted, CPU limit, disposed): the pool replaces it. */
   readonly healthy: boolean;
   readonly inFlight: number;
@@ -69,7 +69,6 @@ export interface IsolateHost {
   readonly producedCachedData: Uint8Array | undefined;
   invoke(request: InvocationRequest, io: InvocationIO): Promise<InvocationResponse>;
   heapUsedBytes(): number;
-  dispose(): void;
 }
 
 /** Timers one request may have pending at once. */
@@ -377,7 +376,7 @@ export async function createIsolateHost(
     if (options.useSpare !== false) spares.refill(platform.snapshot);
   }
 
-  const self: IsolateHost = {
+  const self: IsolateHost = disposable({
     get healthy() {
       return !isolate.isDisposed;
     },
@@ -408,8 +407,8 @@ export async function createIsolateHost(
     // The files held for it count too: the pool's memory budget is what its warm isolates keep.
     heapUsedBytes: () =>
       isolate.isDisposed ? 0 : isolate.getHeapStatisticsSync().used_heap_size + (options.files?.bytes ?? 0),
-    dispose: () => recycle("it was disposed"),
-  };
+    dispose: async () => recycle("it was disposed"),
+  });
   deps.hosts.add(self);
   return self;
 

@@ -1,4 +1,4 @@
-import { AppError, type Clock, type Disposable } from "../core/index.ts";
+import { AppError, disposable, type Clock, type Disposable } from "../core/index.ts";
 import type { FunctionFileSet } from "./function-files.ts";
 import type { GuestProgram, IsolateHost } from "./isolate.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
@@ -178,7 +178,7 @@ export function createIsolatePool(
     }
   }
 
-  return {
+  return disposable({
     async invoke(key, load, request, io) {
       if (disposed) throw new AppError("disposed", "the isolate pool is disposed");
       const entry = hostFor(key, load);
@@ -217,5 +217,5 @@ export function createIsolatePool(
       entries.clear();
       await Promise.all(all.map((entry) => entry.host.then((host) => host.dispose()).catch(() => {})));
     },
-  };
+  });
 }

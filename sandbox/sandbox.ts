@@ -1,4 +1,4 @@
-import { AppError, systemClock, type Clock } from "../core/index.ts";
+import { AppError, disposable, systemClock, type Clock } from "../core/index.ts";
 import {
   createIsolateHost,
   type IsolateHost,
@@ -80,7 +80,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const pool = createIsolatePool({ ...options, clock }, (loaded) => createIsolateHost(loaded, deps));
   const refuse = () => new AppError("disposed", "the sandbox is disposed");
 
-  return {
+  return disposable({
     // The pool's own `invoke` and `retire`, not wrappers: an invocation costs what it did before.
     ...pool,
     sweep: () => (disposed ? Promise.resolve() : pool.sweep()),
@@ -93,7 +93,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         throw disposed ? refuse() : error;
       }
       if (disposed) {
-        host.dispose();
+        await host.dispose();
         throw refuse();
       }
       return host;
@@ -109,13 +109,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (disposed) return;
       disposed = true;
       await pool.dispose();
-      for (const host of [...deps.hosts]) host.dispose();
-      deps.spares.dispose();
+      await Promise.all([...deps.hosts].map((host) => host.dispose()));
+      await deps.spares.dispose();
       deps.knownPairs.clear();
       await deps.watchdog.dispose();
       // A platform still building is released once built; nothing will boot from it.
       void platform?.then((built) => built.snapshot.release()).catch(() => {});
       platform = undefined;
     },
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { disposable, type Disposable } from "../core/index.ts";
 import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 
 /** An isolate from the platform snapshot with a context, in which no tenant code ever ran. */
@@ -13,7 +14,7 @@ export interface BlankIsolate {
  * run off the Node thread, and a blank isolate made on the Node thread meanwhile would
  * hold up that very cold start (measured: 11 ms p50 instead of 2–3 ms).
  */
-export interface SpareIsolates {
+export interface SpareIsolates extends Disposable {
   /** A blank isolate of this heap size, if one is ready; notes the size so `refill` makes them. */
   take(memoryLimitMb: number): BlankIsolate | undefined;
   /** Makes the missing ones from `snapshot`, one per turn of the event loop (after a cold start). */
@@ -21,7 +22,7 @@ export interface SpareIsolates {
   /** How many are ready. */
   readonly ready: number;
   /** Disposes the ready ones and makes no more. */
-  dispose(): void;
+  dispose(): Promise<void>;
 }
 
 const SPARES_PER_HEAP_SIZE = 2;
@@ -47,7 +48,7 @@ export function createSpareIsolates(): SpareIsolates {
     });
   }
 
-  return {
+  return disposable({
     take(memoryLimitMb) {
       if (disposed) return undefined;
       let ready = bySize.get(memoryLimitMb);
@@ -62,9 +63,9 @@ export function createSpareIsolates(): SpareIsolates {
       for (const ready of bySize.values()) count += ready.length;
       return count;
     },
-    dispose() {
+    async dispose() {
       disposed = true;
       for (const ready of bySize.values()) for (const { isolate } of ready.splice(0)) isolate.dispose();
     },
-  };
+  });
 }

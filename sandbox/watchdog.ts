@@ -1,3 +1,4 @@
+import { disposable, type Disposable } from "../core/index.ts";
 import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
 
 /**
@@ -27,7 +28,7 @@ import ivm, { type IsolatedVM } from "./isolated-vm/index.ts";
  * its own after IDLE_MS without entries, so an idle process keeps no work pending and
  * can exit.
  */
-export interface Watchdog {
+export interface Watchdog extends Disposable {
   /** Hands an isolate to the watchdog; returns the id its entries are armed with (0 once disposed: never covered). */
   register(isolate: IsolatedVM.Isolate): number;
   /** The isolate is gone: the watchdog lets go of its handle. */
@@ -205,7 +206,7 @@ export function createWatchdog(): Watchdog {
     Atomics.notify(words, CONTROL);
   }
 
-  return {
+  return disposable({
     register(isolate) {
       if (disposed) return 0;
       const id = nextId++;
@@ -260,5 +261,5 @@ export function createWatchdog(): Watchdog {
       return done;
     },
     stats: () => ({ ...stats }),
-  };
+  });
 }

@@ -68,7 +68,7 @@ async function probeTessera(input: ProbeInput): Promise<ProbeResult> {
     try {
       return await probeIsolate(host, input);
     } finally {
-      host.dispose();
+      await host.dispose();
     }
   } finally {
     await sandbox.dispose();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Disposable, Logger } from "../core/index.ts";
+import { disposable, type Disposable, type Logger } from "../core/index.ts";
 import type { Store } from "./port.ts";
 
 /**
@@ -56,7 +56,7 @@ export interface Invalidations extends Disposable {
 
 export function createInvalidations(store: Store, log: Logger): Invalidations {
   const unlistens: Array<() => Promise<void>> = [];
-  return {
+  return disposable({
     async subscribe(channel, handler) {
       // A store without LISTEN (a test's wrapper) hears nothing: the TTLs alone apply.
       if (!store.listen) return;
@@ -76,7 +76,7 @@ export function createInvalidations(store: Store, log: Logger): Invalidations {
     async dispose() {
       await Promise.all(unlistens.splice(0).map((unlisten) => unlisten().catch(() => undefined)));
     },
-  };
+  });
 }
 
 function parsePayload<T>(channel: InvalidationChannel<T>, payload: string): T | undefined {

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
-import { AppError } from "../core/index.ts";
+import { AppError, disposable } from "../core/index.ts";
 import type { Queryable, Row, Store } from "./port.ts";
 
 export interface PgliteStoreOptions {
@@ -40,7 +40,7 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
     },
   });
 
-  return {
+  return disposable<Store>({
     kind: "pglite",
     ...on(db),
     transaction: (fn) => {
@@ -60,5 +60,5 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       disposed = true;
       await db.close();
     },
-  };
+  });
 }

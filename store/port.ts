@@ -5,6 +5,8 @@
  * Both adapters return the same JS types: `numeric` as string (exact), `int8` as
  * number, `date` as `YYYY-MM-DD` string, `timestamptz` as Date, `jsonb` parsed.
  */
+import type { Disposable } from "../core/index.ts";
+
 export type Row = Record<string, unknown>;
 
 export interface Queryable {
@@ -13,7 +15,7 @@ export interface Queryable {
   exec(script: string): Promise<void>;
 }
 
-export interface Store extends Queryable {
+export interface Store extends Queryable, Disposable {
   readonly kind: "pglite" | "postgres";
   /** Runs `fn` in one transaction; it commits when `fn` resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
@@ -28,5 +30,4 @@ export interface Store extends Queryable {
     onNotify: (payload: string) => void,
     onRelisten?: () => void,
   ): Promise<() => Promise<void>>;
-  dispose(): Promise<void>;
 }

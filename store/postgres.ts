@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { AppError } from "../core/index.ts";
+import { AppError, disposable } from "../core/index.ts";
 import type { Queryable, Row, Store } from "./port.ts";
 
 export interface PostgresStoreOptions {
@@ -82,7 +82,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
   });
 
-  return {
+  return disposable({
     kind: "postgres",
     ...on(sql),
     async transaction(fn) {
@@ -109,5 +109,5 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       disposed = true;
       await sql.end({ timeout: 5 });
     },
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { BlockedAddressError } from "../core/index.ts";
+import { BlockedAddressError, disposable, type Disposable } from "../core/index.ts";
 import { createGuardedHttpClient, OutboundRequestError, type GuardedHttpClient } from "../runtime/index.ts";
 
 /**
@@ -38,10 +38,10 @@ export interface SenderOptions {
   now: () => Date;
 }
 
-export interface Sender {
+export interface Sender extends Disposable {
   send(request: SendRequest): Promise<SendResult>;
   /** Closes the kept-alive sockets. */
-  dispose(): void;
+  dispose(): Promise<void>;
 }
 
 /**
@@ -57,10 +57,10 @@ export function createSender(options: SenderOptions): Sender {
     allowPrivateTargets: options.allowPrivateTargets,
     maxSockets: 64,
   });
-  return {
+  return disposable({
     send: (request) => sendOnce(request, options, client),
     dispose: () => client.dispose(),
-  };
+  });
 }
 
 async function sendOnce(

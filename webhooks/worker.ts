@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import {
   createWorkLoop,
+  disposable,
   randomBase62,
   withDeadline,
   type Clock,
@@ -113,7 +114,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     ...(store.listen ? { listen: (wake) => store.listen!(NOTIFY_CHANNEL, wake) } : {}),
   });
 
-  return {
+  return disposable({
     async start() {
       loop.start();
       log.info("webhook worker started", { concurrency, lease_ms: leaseMs });
@@ -121,7 +122,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     runOnce: () => loop.runOnce(),
     async dispose() {
       await loop.dispose();
-      sender.dispose();
+      await sender.dispose();
     },
-  };
+  });
 }

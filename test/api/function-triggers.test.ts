@@ -73,7 +73,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
     await t.store.query("DELETE FROM functions WHERE org_id = $1", [org.id]);
   });
   afterAll(async () => {
-    cron.dispose();
+    await cron.dispose();
     await worker.dispose();
   });
 
@@ -627,7 +627,7 @@ describe.each(storeKinds())("function triggers on $name", (kind) => {
 });
 
 describe("createCronMatcher", () => {
-  it("reads schedules as node-cron does, in the given time zone", () => {
+  it("reads schedules as node-cron does, in the given time zone", async () => {
     const matcher = createCronMatcher();
     const cronMatches = matcher.matches.bind(matcher);
     const at = (iso: string) => new Date(iso);
@@ -636,6 +636,6 @@ describe("createCronMatcher", () => {
     expect(cronMatches("*/5 9-17 * * mon-fri", "Europe/Berlin", at("2026-11-25T07:05:00Z"))).toBe(false);
     expect(cronMatches("*/5 9-17 * * mon-fri", "UTC", at("2026-11-28T09:05:00Z"))).toBe(false);
     expect(cronMatches("0 0 1 * *", "UTC", at("2026-12-01T00:00:00Z"))).toBe(true);
-    matcher.dispose();
+    await matcher.dispose();
   });
 });

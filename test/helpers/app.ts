@@ -6,11 +6,13 @@ import { listen } from "../../api/server.ts";
 import type { RateLimiter } from "../../api/rate-limit/index.ts";
 import {
   createLogger,
+  disposable,
   FakeClock,
   loadConfig,
   randomBase62,
   silentLogger,
   type Config,
+  type Disposable,
   type Logger,
 } from "../../core/index.ts";
 import { createApiKey, createOrganization, OPERATOR, type ApiKeyCreate } from "../../engines/index.ts";
@@ -18,7 +20,7 @@ import { createServices, type Services } from "../../services.ts";
 import type { Store } from "../../store/index.ts";
 import type { StoreKind } from "./stores.ts";
 
-export interface TestApp {
+export interface TestApp extends Disposable {
   app: Api["app"];
   /** Every service of the app, as `createServices` built them. */
   services: Services;
@@ -147,7 +149,7 @@ export async function createTestApp(store: Store, options: TestAppOptions = {}):
     }
     await services.dispose();
   };
-  const testApp: TestApp = {
+  const testApp: TestApp = disposable({
     app,
     services,
     invoker: services.invoker,
@@ -158,7 +160,7 @@ export async function createTestApp(store: Store, options: TestAppOptions = {}):
     request,
     fetch: send,
     dispose,
-  };
+  });
   openTestApps.add(testApp);
   return testApp;
 }
@@ -202,7 +204,7 @@ export function useTestApp(kind: StoreKind, options: TestAppOptions = {}): TestA
     if (!current) throw new Error("useTestApp: the app exists from the suite's beforeAll on");
     return current;
   };
-  return {
+  return disposable({
     get app() {
       return app().app;
     },
@@ -225,5 +227,5 @@ export function useTestApp(kind: StoreKind, options: TestAppOptions = {}): TestA
     request: (method, path, opts) => app().request(method, path, opts),
     fetch: (path, init) => app().fetch(path, init),
     dispose: () => app().dispose(),
-  };
+  });
 }

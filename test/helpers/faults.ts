@@ -1,3 +1,4 @@
+import { disposable } from "../../core/index.ts";
 import type { Queryable, Row, Store } from "../../store/index.ts";
 
 /**
@@ -30,7 +31,7 @@ export function createFaultyStore(real: Store): FaultyStore {
     exec: (script) => db.exec(script),
   });
 
-  const store: Store = {
+  const store: Store = disposable({
     kind: real.kind,
     ...wrap(real),
     async transaction(fn) {
@@ -43,7 +44,7 @@ export function createFaultyStore(real: Store): FaultyStore {
       return real.transaction((tx) => fn(wrap(tx)));
     },
     dispose: () => Promise.resolve(),
-  };
+  });
 
   return {
     store,

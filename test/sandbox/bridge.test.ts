@@ -13,8 +13,8 @@ async function boot(source: string, env: Record<string, string> = {}) {
   hosts.push(host);
   return host;
 }
-afterEach(() => {
-  for (const host of hosts.splice(0)) host.dispose();
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((host) => host.dispose()));
 });
 
 describe("applySync entries", () => {
@@ -525,7 +525,7 @@ describe("blank isolates made ahead of time", () => {
       hosts.push(after);
       expect(await json(await after.invoke(request("https://fn.example/d"), recordingIO()))).toEqual(["/d"]);
     } finally {
-      for (const host of hosts) host.dispose();
+      await Promise.all(hosts.map((host) => host.dispose()));
     }
   });
 });

@@ -151,18 +151,14 @@ describe("isolate pool", () => {
   }, 120_000);
 
   it("retires the least recently used idle isolate past the count", async () => {
-    const small = createSandbox({ ...SANDBOX_OPTIONS, maxIsolates: 2 });
-    try {
-      for (const id of ["fn_1", "fn_2", "fn_3", "fn_4"])
-        await small.invoke(key(id), loader("echo"), message(), io());
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect((await small.stats()).isolates).toBeLessThanOrEqual(2);
-      // The retired one boots again from scratch.
-      const again = await small.invoke(key("fn_1"), loader("echo"), message(), io());
-      expect(await json(again)).toMatchObject({ served: 1 });
-    } finally {
-      await small.dispose();
-    }
+    await using small = createSandbox({ ...SANDBOX_OPTIONS, maxIsolates: 2 });
+    for (const id of ["fn_1", "fn_2", "fn_3", "fn_4"])
+      await small.invoke(key(id), loader("echo"), message(), io());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await small.stats()).isolates).toBeLessThanOrEqual(2);
+    // The retired one boots again from scratch.
+    const again = await small.invoke(key("fn_1"), loader("echo"), message(), io());
+    expect(await json(again)).toMatchObject({ served: 1 });
   });
 
   it("uses the default sandbox limits unless told otherwise", () => {

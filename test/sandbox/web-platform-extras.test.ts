@@ -301,14 +301,14 @@ describe("asynchronous WebAssembly", () => {
       });`;
     // Before, this request failed at its wall limit with function_timeout (the promise never
     // settled); an answer at all is the proof, so no timing is asserted on a busy machine.
-    const own = await hostFor(source, { memoryLimitMb: 64, cpuTimeLimitMs: 1_000, wallTimeLimitMs: 3_000 });
-    try {
-      const response = await own.invoke(request(), recordingIO());
-      expect(response.status).toBe(200);
-      expect(await text(response)).toBe("42");
-    } finally {
-      own.dispose();
-    }
+    await using own = await hostFor(source, {
+      memoryLimitMb: 64,
+      cpuTimeLimitMs: 1_000,
+      wallTimeLimitMs: 3_000,
+    });
+    const response = await own.invoke(request(), recordingIO());
+    expect(response.status).toBe(200);
+    expect(await text(response)).toBe("42");
   });
 });
 
@@ -348,7 +348,7 @@ const MODULES = (count: number, steps: number, compiles: number) => `
 
 describe("compiling counts against the request's CPU limit", () => {
   it("compiles a small module within it, and stops a request whose compiling is too costly", async () => {
-    const small = await hostFor(MODULES(10, 10, 1), {
+    await using small = await hostFor(MODULES(10, 10, 1), {
       memoryLimitMb: 64,
       cpuTimeLimitMs: 1_000,
       wallTimeLimitMs: 2_000,
@@ -357,20 +357,15 @@ describe("compiling counts against the request's CPU limit", () => {
     // validating the whole module on the calling thread (an 18 MB module: 17-35 ms here). One such
     // module was a margin of only ~2x over a 10 ms limit, and one CI run's came in under it.
     // Sixteen 4.5 MB modules took 235 ms here with a 1 s limit: ~20x this limit.
-    const big = await hostFor(MODULES(3_000, 500, 16), {
+    await using big = await hostFor(MODULES(3_000, 500, 16), {
       memoryLimitMb: 128,
       cpuTimeLimitMs: 10,
       wallTimeLimitMs: 2_000,
     });
-    try {
-      expect(await text(await small.invoke(request(), recordingIO()))).toBe("0");
-      expect(await failure(big.invoke(request(), recordingIO()))).toMatchObject({
-        code: "function_cpu_limit",
-      });
-    } finally {
-      small.dispose();
-      big.dispose();
-    }
+    expect(await text(await small.invoke(request(), recordingIO()))).toBe("0");
+    expect(await failure(big.invoke(request(), recordingIO()))).toMatchObject({
+      code: "function_cpu_limit",
+    });
   });
 });
 

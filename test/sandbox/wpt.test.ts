@@ -76,7 +76,7 @@ describe("URLPattern in an isolate", () => {
         listed: false,
       });
     } finally {
-      probe.dispose();
+      await probe.dispose();
     }
   });
 });

@@ -87,10 +87,11 @@ describe.each(storeKinds())("invalidation messages on $name", (kind) => {
 describe.skipIf(!process.env.TEST_DATABASE_URL)("invalidation messages across a lost connection", () => {
   it("calls onReset once listening again, and hears messages after it", async () => {
     const proxy = await startCuttableProxy(new URL(process.env.TEST_DATABASE_URL!));
-    const store = createPostgresStore({ url: proxy.url, poolSize: 1, connectTimeoutS: 2 });
-    const writer = createPostgresStore({ url: process.env.TEST_DATABASE_URL!, poolSize: 1 });
-    const bus = createInvalidations(store, silentLogger);
     try {
+      // Disposed in reverse: the bus, then both stores, then (finally) the proxy.
+      await using writer = createPostgresStore({ url: process.env.TEST_DATABASE_URL!, poolSize: 1 });
+      await using store = createPostgresStore({ url: proxy.url, poolSize: 1, connectTimeoutS: 2 });
+      await using bus = createInvalidations(store, silentLogger);
       const heard: string[] = [];
       let resets = 0;
       await bus.subscribe(API_KEY_CHANGED, {
@@ -104,9 +105,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("invalidation messages across a 
       await revokeApiKey(writer, org.id, key.id, systemClock);
       await expect.poll(() => heard.includes(key.id), { timeout: 10_000 }).toBe(true);
     } finally {
-      await bus.dispose();
-      await store.dispose();
-      await writer.dispose();
       await proxy.close();
     }
   });
