@@ -20,10 +20,19 @@ const COMMON = [
   "updated_before",
 ];
 
+/**
+ * What a list takes: a resource's filters and sorts (a `ResourceDefinition` is one), and for a
+ * list of the platform's, its default sort and the parameters its route reads itself.
+ */
+export type ListSpec = Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts"> & {
+  /** The sort when none is asked for; `-created_at` (newest first) unless said. */
+  defaultSort?: string;
+  /** Query parameters the route reads itself (`type` of `/v1/events`): the list leaves them alone. */
+  ownParams?: readonly string[];
+};
+
 /** The query parameters every list takes, for the OpenAPI document. */
-export function listQuerySchema(
-  definition: Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">,
-) {
+export function listQuerySchema(definition: ListSpec) {
   const filters = Object.fromEntries(
     Object.entries(definition.filters).map(([name, filter]) => {
       const values = filter.kind === "enum" || filter.kind === "custom" ? filter.values : undefined;
@@ -61,15 +70,13 @@ export function listQuerySchema(
  * Parses a list request's query string. Every mistake is a 400 naming the param:
  * a page out of range, an unknown sort field, an unknown enum value, a bad date.
  */
-export function parseListQuery(
-  params: URLSearchParams,
-  definition: Pick<ResourceDefinition<unknown, unknown, unknown>, "filters" | "sorts">,
-): ListQuery {
+export function parseListQuery(params: URLSearchParams, definition: ListSpec): ListQuery {
   const errors: FieldError[] = [];
   const fail = (param: string, message: string) => errors.push({ param, code: "invalid", message });
+  const own = definition.ownParams ?? [];
   for (const [name, value] of params) {
     // PostgreSQL text cannot hold U+0000: bound as a parameter, such a value fails in the store.
-    if (value.includes("\u0000")) fail(name, "must not contain NUL characters");
+    if (value.includes("\u0000") && !own.includes(name)) fail(name, "must not contain NUL characters");
   }
 
   const page = integer(params.get("page"), 1, "page", 1, Number.MAX_SAFE_INTEGER, fail);
@@ -77,7 +84,7 @@ export function parseListQuery(
   const beyond = offsetWindowProblem({ page, perPage });
   if (beyond) fail("page", beyond);
 
-  const sortParam = params.get("sort") ?? "-created_at";
+  const sortParam = params.get("sort") ?? definition.defaultSort ?? "-created_at";
   const descending = sortParam.startsWith("-");
   const field = descending ? sortParam.slice(1) : sortParam;
   if (!(field in definition.sorts))
@@ -120,7 +127,9 @@ export function parseListQuery(
   }
 
   for (const name of params.keys()) {
-    if (!COMMON.includes(name) && !(name in definition.filters)) fail(name, "is not a known parameter");
+    if (!COMMON.includes(name) && !(name in definition.filters) && !own.includes(name)) {
+      fail(name, "is not a known parameter");
+    }
   }
   if (errors.length > 0) {
     throw new AppError("invalid_request", `${errors[0]!.param}: ${errors[0]!.message}`, { errors });

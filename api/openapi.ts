@@ -1,5 +1,4 @@
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
-import type { Handler, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../engines/index.ts";
 import type { AppEnv } from "./env.ts";
@@ -22,31 +21,60 @@ export const ProblemSchema = z
   })
   .meta({ id: "Problem" });
 
-const problem = (description: string) => ({
-  description,
-  content: { "application/problem+json": { schema: ProblemSchema } },
-});
+/** Every problem status a `/v1` operation documents, and what it says of it. */
+const PROBLEM_DESCRIPTIONS = {
+  400: "Malformed request or parameters",
+  401: "Missing, invalid or revoked credential",
+  403: "The credential lacks the scope",
+  404: "No such object in this organization",
+  409: "Conflict, invalid state transition, or idempotency key in use",
+  412: "If-Match or If-None-Match does not hold",
+  413: "Body too large",
+  415: "Body is not JSON",
+  422: "Body fails validation",
+  429: "Rate limit exceeded",
+} as const;
 
-/** Error responses every authenticated route can give. */
-export const COMMON_ERRORS = {
-  400: problem("Malformed request or parameters"),
-  401: problem("Missing, invalid or revoked credential"),
-  403: problem("The credential lacks the scope"),
-  429: problem("Rate limit exceeded"),
-};
+export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
-export const WRITE_ERRORS = {
-  ...COMMON_ERRORS,
-  409: problem("Conflict, invalid state transition, or idempotency key in use"),
-  413: problem("Body too large"),
-  415: problem("Body is not JSON"),
-  422: problem("Body fails validation"),
-};
+/** What any authenticated operation can answer: a bad parameter, no credential, no scope, no rate left. */
+const READ_PROBLEMS: readonly ProblemStatus[] = [400, 401, 403, 429];
+/**
+ * What a write can answer besides: an idempotency key in flight or a conflict (409), and the JSON
+ * body middleware's refusals (413, 415), the body's own (422), an idempotency key reused (422).
+ */
+const WRITE_PROBLEMS: readonly ProblemStatus[] = [...READ_PROBLEMS, 409, 413, 415, 422];
 
-/** Conditional requests (If-Match / If-None-Match) that do not hold: engine state only today. */
-export const PRECONDITION_FAILED = { 412: problem("If-Match or If-None-Match does not hold") };
+export type ProblemResponses = Partial<Record<ProblemStatus, ReturnType<typeof problem>>>;
 
-export const NOT_FOUND = { 404: problem("No such object in this organization") };
+/**
+ * The problem responses an operation documents, by rule: a read's (GET) or a write's, a 404 when
+ * its path names something (`{id}`), then `extra`: statuses beyond the rule (`true`: in the house's
+ * words) or the rule's described in the operation's own.
+ */
+export function problemsByRule(
+  method: string,
+  path: string,
+  extra: Partial<Record<ProblemStatus, string | true>> = {},
+): ProblemResponses {
+  const statuses = new Set(method === "get" ? READ_PROBLEMS : WRITE_PROBLEMS);
+  if (/\{[^}]+\}/.test(path)) statuses.add(404);
+  const responses = problems([...statuses]);
+  for (const status of Object.keys(extra).map(Number) as ProblemStatus[]) {
+    const description = extra[status]!;
+    responses[status] = problem(description === true ? PROBLEM_DESCRIPTIONS[status] : description);
+  }
+  return responses;
+}
+
+/** Problem responses for `statuses`, in the house's words. */
+export function problems(statuses: readonly ProblemStatus[]): ProblemResponses {
+  return Object.fromEntries(statuses.map((status) => [status, problem(PROBLEM_DESCRIPTIONS[status])]));
+}
+
+function problem(description: string) {
+  return { description, content: { "application/problem+json": { schema: ProblemSchema } } };
+}
 
 /** What every `/v1` route but the invocation of a public function needs: a credential. */
 export const BEARER = [{ bearerAuth: [] }];
@@ -63,7 +91,7 @@ export const json = (schema: z.ZodType, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-/** A JSON request body, as a route declaration's `request.body` (the `jsonBody` middleware reads it). */
+/** A JSON request body, as a route's `request.body` (the `jsonBody` middleware reads it). */
 export const jsonRequest = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 
 export type Registry = OpenAPIHono<AppEnv>["openAPIRegistry"];
@@ -77,55 +105,10 @@ export const PagingQuery = z.object({
     .meta({ description: `Items per page, 1-${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
 });
 
-export const IdParam = z.object({ id: z.string().meta({ param: { name: "id", in: "path" } }) });
-
 /**
- * A `/v1` route's declaration: `createRoute`'s config, with what clients are generated from made
- * required (an `operationId` in `resource.verb` style, a summary, tags).
+ * An operation as the document shows it: `createRoute`'s config, with what clients are generated
+ * from made required (an `operationId` in `resource.verb` style, a summary, tags). Routes are
+ * declared with `operation()` (routes/declare.ts), which builds this; the invoke operations, which
+ * no declaration can serve, are written as this directly (routes/function-invoke-docs.ts).
  */
 export type RouteDeclaration = RouteConfig & { operationId: string; summary: string; tags: string[] };
-
-/**
- * Declares a route once: its OpenAPI entry (a `createRoute` config: method, path, request and
- * response schemas, tags, summary, operationId) and the handler serving it, so the document
- * cannot drift from what the server does.
- *
- * It is `app.openapi(route, handler)` without the validators that adds: handlers check their input
- * with `parseBody`, `parseListQuery` and `idParam`, which answer with the project's problem bodies
- * (a 400 naming each param, a 422 naming each field), where @hono/zod-openapi's validators answer
- * in their own shape and would read again a body the `jsonBody` middleware has already consumed.
- * `routingPath` overrides the Hono path derived from `path` (`/{id}` → `/:id`), for a parameter
- * with its own pattern.
- *
- * @example
- * declareRoute(
- *   app,
- *   createRoute({
- *     method: "get",
- *     path: "/{id}",
- *     operationId: "invoices.retrieve",
- *     summary: "Retrieve an invoice",
- *     tags: ["finance"],
- *     security: BEARER,
- *     request: { params: IdParam },
- *     responses: { 200: json(InvoiceSchema, "The invoice"), ...COMMON_ERRORS, ...NOT_FOUND },
- *   }),
- *   async (c) => c.json(await invoices.get(orgOf(c), idParam(c, "invoice"))),
- * );
- */
-export function declareRoute<P extends string>(
-  app: OpenAPIHono<AppEnv>,
-  route: RouteDeclaration & { path: P },
-  handler: Handler<AppEnv, HonoPath<P>>,
-  routingPath: string = route.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
-): void {
-  const { middleware, ...documented } = route;
-  app.openAPIRegistry.registerPath(documented);
-  const before: MiddlewareHandler<AppEnv>[] = middleware === undefined ? [] : [middleware].flat();
-  app.on([route.method.toUpperCase()], [routingPath], ...before, handler as Handler<AppEnv>);
-}
-
-/** An OpenAPI path as Hono writes it: `/{id}/runs/{run}` → `/:id/runs/:run`. */
-type HonoPath<T extends string> = T extends `${infer Start}/{${infer Param}}${infer Rest}`
-  ? `${Start}/:${Param}${HonoPath<Rest>}`
-  : T;

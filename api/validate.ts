@@ -72,16 +72,3 @@ function unstorableText(value: unknown, param: string): FieldError | undefined {
 function unstorable(param: string): FieldError {
   return { param, code: "invalid_string", message: UNSTORABLE_MESSAGE };
 }
-
-/** Ids are `<prefix>_<base62>`; see core/random.ts `newId`. */
-const ID_SHAPE = /^[a-z]{1,16}_[0-9A-Za-z]{1,64}$/;
-
-/**
- * The `:id` path parameter. Anything not shaped like an id names no object: a 404
- * at once, so text the store cannot hold (a NUL byte) never reaches SQL as a 500.
- */
-export function idParam(c: Context<AppEnv>, object: string): string {
-  const id = c.req.param("id") ?? "";
-  if (!ID_SHAPE.test(id)) throw new AppError("not_found", `No such ${object}: '${id.slice(0, 100)}'`);
-  return id;
-}

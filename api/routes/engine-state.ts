@@ -1,5 +1,5 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { z } from "zod";
 import { AppError, type FieldError } from "../../core/index.ts";
 import {
@@ -18,18 +18,9 @@ import {
   type EngineStateSetOptions,
 } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
-import { requireScope } from "../middleware/auth.ts";
-import {
-  BEARER,
-  COMMON_ERRORS,
-  declareRoute,
-  json,
-  jsonRequest,
-  NOT_FOUND,
-  PRECONDITION_FAILED,
-  WRITE_ERRORS,
-} from "../openapi.ts";
+import { json } from "../openapi.ts";
 import { parseBody } from "../validate.ts";
+import { declareRoutes, operation, queryParams, rawPath } from "./declare.ts";
 
 const PATH = "/v1/engines";
 /** `/v1/engines/<engine>/state/<key…>`: the key is everything after the fifth slash. */
@@ -45,141 +36,110 @@ const ENTRY_ROUTING = "/:engine/state/:key{[\\s\\S]+}";
  * order; entries carry `ETag: "<version>"` for `If-Match` / `If-None-Match`.
  */
 export function engineStateRoutes(state: EngineStateService): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-  const org = (c: Context<AppEnv>) => c.get("principal").orgId;
-  const doc = { tags: ["engine state"], security: BEARER, middleware: engineScope };
   const withEtag = (status: string) => ({
     ...json(EngineStateEntrySchema, status),
     headers: { ETag: { description: 'The version, quoted ("3")', schema: { type: "string" as const } } },
   });
+  // The engine the path names decides the scope: an unknown one is a 404 for any key.
+  const scope = ({ engine }: { engine: Engine }) => engine;
 
-  declareRoute(
-    app,
-    createRoute({
-      ...doc,
+  return declareRoutes({ tags: ["engine state"] }, [
+    operation({
       method: "get",
       path: "/{engine}/state",
       operationId: "engines.list_state",
       summary: "List an engine's state entries in key order, by cursor",
-      request: { params: EngineParams, query: ListQuery },
-      responses: { 200: json(EngineStatePageSchema, "A page of entries"), ...COMMON_ERRORS, ...NOT_FOUND },
+      scope,
+      params: EngineParams,
+      query: ListQuery,
+      ok: { 200: json(EngineStatePageSchema, "A page of entries") },
+      handler: async (c) => {
+        const { engine } = c.req.valid("param");
+        const { prefix, cursor, limit } = parseListParams(queryParams(c));
+        const page = await state.list(c.var.principal.orgId, engine, { prefix, cursor, limit });
+        return c.json({
+          data: page.entries.map((entry) => render(engine, entry)),
+          meta: { next_cursor: page.nextCursor, limit },
+        });
+      },
     }),
-    async (c) => {
-      const engine = c.req.param("engine") as Engine;
-      const { prefix, cursor, limit } = parseListParams(new URL(c.req.url).searchParams);
-      const page = await state.list(org(c), engine, { prefix, cursor, limit });
-      return c.json({
-        data: page.entries.map((entry) => render(engine, entry)),
-        meta: { next_cursor: page.nextCursor, limit },
-      });
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...doc,
+    operation({
       method: "get",
       path: ENTRY,
       operationId: "engines.retrieve_state",
       summary: "Retrieve one entry",
-      request: { params: KeyParams },
-      responses: {
+      scope,
+      params: KeyParams,
+      routingPath: ENTRY_ROUTING,
+      ok: {
         200: withEtag("The entry"),
         304: { description: "If-None-Match names the current version" },
-        ...COMMON_ERRORS,
-        ...NOT_FOUND,
+      },
+      handler: async (c) => {
+        const [engine, key] = [c.req.valid("param").engine, keyParam(c)];
+        const entry = await state.get(c.var.principal.orgId, engine, key);
+        if (!entry) throw notFound(engine, key);
+        c.header("ETag", etag(entry.version));
+        // RFC 9110 §13.1.2: a cached copy that is still current needs no body.
+        if (matchesAny(c.req.header("if-none-match"), entry.version)) return c.body(null, 304);
+        return c.json(render(engine, entry));
       },
     }),
-    async (c) => {
-      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-      const entry = await state.get(org(c), engine, key);
-      if (!entry) throw notFound(engine, key);
-      c.header("ETag", etag(entry.version));
-      // RFC 9110 §13.1.2: a cached copy that is still current needs no body.
-      if (matchesAny(c.req.header("if-none-match"), entry.version)) return c.body(null, 304);
-      return c.json(render(engine, entry));
-    },
-    ENTRY_ROUTING,
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...doc,
+    operation({
       method: "put",
       path: ENTRY,
       operationId: "engines.set_state",
       summary: "Create or replace an entry (If-Match / If-None-Match: * for concurrency control)",
-      request: { params: KeyParams, headers: Conditions, body: jsonRequest(EngineStatePutSchema) },
-      responses: {
-        200: withEtag("The replaced entry"),
-        201: withEtag("The created entry"),
-        ...WRITE_ERRORS,
-        // An unknown engine.
-        ...NOT_FOUND,
-        ...PRECONDITION_FAILED,
+      scope,
+      params: KeyParams,
+      headers: Conditions,
+      body: EngineStatePutSchema,
+      routingPath: ENTRY_ROUTING,
+      ok: { 200: withEtag("The replaced entry"), 201: withEtag("The created entry") },
+      errors: { 412: true },
+      handler: async (c) => {
+        const [engine, key] = [c.req.valid("param").engine, keyParam(c)];
+        const conditions = putConditions(c.req.header("if-match"), c.req.header("if-none-match"));
+        const { value } = parseBody(c, EngineStatePutSchema);
+        const entry = await state.set(c.var.principal.orgId, engine, key, value, conditions);
+        c.header("ETag", etag(entry.version));
+        const created = entry.version === 1;
+        if (created) c.header("Location", `${PATH}/${engine}/state/${encodeURIComponent(key)}`);
+        return c.json(render(engine, entry), created ? 201 : 200);
       },
     }),
-    async (c) => {
-      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-      const conditions = putConditions(c.req.header("if-match"), c.req.header("if-none-match"));
-      const { value } = parseBody(c, EngineStatePutSchema);
-      const entry = await state.set(org(c), engine, key, value, conditions);
-      c.header("ETag", etag(entry.version));
-      const created = entry.version === 1;
-      if (created) c.header("Location", `${PATH}/${engine}/state/${encodeURIComponent(key)}`);
-      return c.json(render(engine, entry), created ? 201 : 200);
-    },
-    ENTRY_ROUTING,
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...doc,
+    operation({
       method: "delete",
       path: ENTRY,
       operationId: "engines.delete_state",
       summary: "Delete an entry",
-      request: { params: KeyParams, headers: Conditions.pick({ "if-match": true }) },
-      responses: {
-        204: { description: "Deleted" },
-        ...WRITE_ERRORS,
-        ...NOT_FOUND,
-        ...PRECONDITION_FAILED,
+      scope,
+      params: KeyParams,
+      headers: Conditions.pick({ "if-match": true }),
+      routingPath: ENTRY_ROUTING,
+      ok: { 204: { description: "Deleted" } },
+      errors: { 412: true },
+      handler: async (c) => {
+        const [engine, key] = [c.req.valid("param").engine, keyParam(c)];
+        const ifMatch = c.req.header("if-match");
+        const ifVersion = ifMatch === undefined || ifMatch.trim() === "*" ? undefined : matchVersion(ifMatch);
+        const deleted = await state.delete(c.var.principal.orgId, engine, key, { ifVersion });
+        if (deleted) return c.body(null, 204);
+        // `If-Match: *` is false when there is nothing to match (RFC 9110 §13.1.1).
+        if (ifMatch !== undefined) throw preconditionFailed(`Key '${key.slice(0, 100)}' does not exist`);
+        throw notFound(engine, key);
       },
     }),
-    async (c) => {
-      const [engine, key] = [c.req.param("engine") as Engine, keyParam(c)];
-      const ifMatch = c.req.header("if-match");
-      const ifVersion = ifMatch === undefined || ifMatch.trim() === "*" ? undefined : matchVersion(ifMatch);
-      const deleted = await state.delete(org(c), engine, key, { ifVersion });
-      if (deleted) return c.body(null, 204);
-      // `If-Match: *` is false when there is nothing to match (RFC 9110 §13.1.1).
-      if (ifMatch !== undefined) throw preconditionFailed(`Key '${key.slice(0, 100)}' does not exist`);
-      throw notFound(engine, key);
-    },
-    ENTRY_ROUTING,
-  );
-  return app;
+  ]);
 }
-
-/** An unknown engine is a 404 (like any unknown path); a known one needs its scope. */
-const engineScope: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const engine = c.req.param("engine") ?? "";
-  if (!(ENGINES as readonly string[]).includes(engine)) {
-    throw new AppError(
-      "not_found",
-      `No such engine: '${engine.slice(0, 100)}'; one of ${ENGINES.join(", ")}`,
-    );
-  }
-  return requireScope(engine as Engine)(c, next);
-};
 
 /**
  * The key, percent-decoded once from the raw path, so `a/b` and `a%2Fb` name the same
- * key and `%25` stays a `%`. Malformed encoding or a key breaking the rules is a 400.
+ * key and `%25` stays a `%`. Malformed encoding or a key breaking the rules is a 400. Not
+ * a schema's work: Hono's parameters are decoded already (`%252F` would reach it as `/`).
  */
 function keyParam(c: Context<AppEnv>): string {
-  const raw = new URL(c.req.url).pathname.split("/").slice(KEY_SEGMENT).join("/");
+  const raw = rawPath(c).split("/").slice(KEY_SEGMENT).join("/");
   let key: string;
   try {
     key = decodeURIComponent(raw);
@@ -271,7 +231,12 @@ function badParam(param: string, message: string): AppError {
 }
 
 const EngineParams = z.object({
-  engine: z.enum(ENGINES).meta({ param: { name: "engine", in: "path" } }),
+  engine: z
+    .enum(ENGINES, {
+      error: (issue) =>
+        `No such engine: '${String(issue.input).slice(0, 100)}'; one of ${ENGINES.join(", ")}`,
+    })
+    .meta({ param: { name: "engine", in: "path" } }),
 });
 const KeyParams = EngineParams.extend({
   key: z.string().meta({

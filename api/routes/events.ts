@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -14,19 +14,9 @@ import {
   type EventType,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
-import { parseListQuery } from "../list-params.ts";
-import { requireScope } from "../middleware/auth.ts";
-import {
-  BEARER,
-  COMMON_ERRORS,
-  declareRoute,
-  IdParam,
-  json,
-  listOf,
-  NOT_FOUND,
-  PagingQuery,
-} from "../openapi.ts";
-import { idParam } from "../validate.ts";
+import { json, listOf, PagingQuery } from "../openapi.ts";
+import { idParams } from "../path-params.ts";
+import { createRouter, declareRoutes, operation, queryParams } from "./declare.ts";
 
 const EventTypeSchema = z
   .object({
@@ -36,8 +26,6 @@ const EventTypeSchema = z
     schema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema of the whole event" }),
   })
   .meta({ id: "EventType" });
-
-const DOC = { tags: ["events"], security: BEARER };
 
 const EventStreamQuery = z.object({
   type: z
@@ -59,20 +47,99 @@ const EventListQuery = PagingQuery.extend({
   created_before: z.string().optional().meta({ description: "RFC 3339 timestamp or YYYY-MM-DD" }),
 });
 
+/** `/v1/events` pages by creation, newest first; `type` is read by the route (`typeFilterOf`). */
+const EVENT_LIST = { filters: {}, sorts: { created_at: "created_at" }, ownParams: ["type"] };
+
 /**
  * `GET /v1/events` (catch-up: filters `type` — a comma list, `invoice.*` for a
  * family — `created_after`, `created_before`; newest first), `GET /v1/events/{id}`,
  * and the catalog `GET /v1/event_types`. Events belong to the webhooks scope.
  */
 export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenAPIHono<AppEnv> {
-  const known = new Set(catalog.map((entry) => entry.type));
-  const families = new Set(catalog.map((entry) => `${entry.type.split(".")[0]}.*`));
-  const app = new OpenAPIHono<AppEnv>();
-  app.use("*", requireScope("webhooks"));
+  const typeFilter = typeFilterOf(catalog);
+  const app = createRouter();
   const event = app.openAPIRegistry.register("Event", EventSchema.extend({}));
 
-  /** `type`: a comma list of event types, or one family (`invoice.*`); 400 naming what is unknown. */
-  const typeFilter = (type: string | null): { types?: string[]; typePrefix?: string } => {
+  const operations = [
+    operation({
+      method: "get",
+      path: "/stream",
+      operationId: "events.stream",
+      summary:
+        "Stream new events as Server-Sent Events (id: the event id; resume with Last-Event-ID or after=evt_…)",
+      query: EventStreamQuery,
+      ok: {
+        200: {
+          description:
+            "An endless text/event-stream: one `event: <type>` with the event JSON as data per event",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+      },
+      // `after` (or Last-Event-ID) may name no event of the organization.
+      errors: { 404: true },
+      handler: async (c) => {
+        const params = queryParams(c);
+        for (const name of params.keys()) {
+          if (name !== "type" && name !== "after") {
+            throw new AppError("invalid_request", `${name}: unknown parameter`, {
+              errors: [{ param: name, code: "unknown", message: "unknown parameter" }],
+            });
+          }
+        }
+        const filter = typeFilter(params.get("type"));
+        const orgId = c.var.principal.orgId;
+        const after = params.get("after") ?? c.req.header("last-event-id");
+        const cursor = after
+          ? await eventCursorOf(deps.store, orgId, after)
+          : await latestEventCursor(deps.store, orgId);
+        if (!cursor) throw new AppError("not_found", `No such event: '${after!.slice(0, 100)}'`);
+        return streamSSE(c, (stream) => streamEvents(deps, stream, { orgId, cursor, filter }));
+      },
+    }),
+    operation({
+      method: "get",
+      path: "/",
+      operationId: "events.list",
+      summary: "List events, newest first",
+      list: EVENT_LIST,
+      query: EventListQuery,
+      ok: { 200: json(listOf(event), "A page of events") },
+      handler: async (c) => {
+        const filter = typeFilter(queryParams(c).get("type"));
+        const { page, perPage, createdAfter, createdBefore } = c.req.valid("query");
+        return c.json(
+          await listEvents(deps.store, c.var.principal.orgId, {
+            page,
+            perPage,
+            ...filter,
+            createdAfter,
+            createdBefore,
+          }),
+        );
+      },
+    }),
+    operation({
+      method: "get",
+      path: "/{id}",
+      operationId: "events.retrieve",
+      summary: "Retrieve an event",
+      params: idParams("event", "evt"),
+      ok: { 200: json(event, "The event") },
+      handler: async (c) =>
+        c.json(await getEvent(deps.store, c.var.principal.orgId, c.req.valid("param").id)),
+    }),
+  ];
+  return declareRoutes({ tags: ["events"], scope: "webhooks" }, operations, app);
+}
+
+/**
+ * `type`: a comma list of the catalog's event types, or one family (`invoice.*`); a 400 naming
+ * what is unknown.
+ */
+function typeFilterOf(catalog: readonly EventType[]) {
+  const known = new Set(catalog.map((entry) => entry.type));
+  const families = new Set(catalog.map((entry) => `${entry.type.split(".")[0]}.*`));
+  return (type: string | null): { types?: string[]; typePrefix?: string } => {
     const types = type?.split(",").map((value) => value.trim()) ?? [];
     const unknown = types.find((value) => !known.has(value) && !families.has(value));
     if (unknown !== undefined) {
@@ -96,87 +163,6 @@ export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenA
     }
     return family ? { typePrefix: family.slice(0, -1) } : types.length > 0 ? { types } : {};
   };
-
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
-      method: "get",
-      path: "/stream",
-      operationId: "events.stream",
-      summary:
-        "Stream new events as Server-Sent Events (id: the event id; resume with Last-Event-ID or after=evt_…)",
-      request: { query: EventStreamQuery },
-      responses: {
-        200: {
-          description:
-            "An endless text/event-stream: one `event: <type>` with the event JSON as data per event",
-          content: { "text/event-stream": { schema: z.string() } },
-        },
-        ...COMMON_ERRORS,
-        ...NOT_FOUND,
-      },
-    }),
-    async (c) => {
-      const params = new URL(c.req.url).searchParams;
-      for (const name of params.keys()) {
-        if (name !== "type" && name !== "after") {
-          throw new AppError("invalid_request", `${name}: unknown parameter`, {
-            errors: [{ param: name, code: "unknown", message: "unknown parameter" }],
-          });
-        }
-      }
-      const filter = typeFilter(params.get("type"));
-      const orgId = c.get("principal").orgId;
-      const after = params.get("after") ?? c.req.header("last-event-id");
-      const cursor = after
-        ? await eventCursorOf(deps.store, orgId, after)
-        : await latestEventCursor(deps.store, orgId);
-      if (!cursor) throw new AppError("not_found", `No such event: '${after!.slice(0, 100)}'`);
-      return streamSSE(c, (stream) => streamEvents(deps, stream, { orgId, cursor, filter }));
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
-      method: "get",
-      path: "/",
-      operationId: "events.list",
-      summary: "List events, newest first",
-      request: { query: EventListQuery },
-      responses: { 200: json(listOf(event), "A page of events"), ...COMMON_ERRORS },
-    }),
-    async (c) => {
-      const params = new URL(c.req.url).searchParams;
-      const filter = typeFilter(params.get("type"));
-      params.delete("type");
-      const query = parseListQuery(params, { filters: {}, sorts: { created_at: "created_at" } });
-      return c.json(
-        await listEvents(deps.store, c.get("principal").orgId, {
-          page: query.page,
-          perPage: query.perPage,
-          ...filter,
-          createdAfter: query.createdAfter,
-          createdBefore: query.createdBefore,
-        }),
-      );
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
-      method: "get",
-      path: "/{id}",
-      operationId: "events.retrieve",
-      summary: "Retrieve an event",
-      request: { params: IdParam },
-      responses: { 200: json(event, "The event"), ...COMMON_ERRORS, ...NOT_FOUND },
-    }),
-    async (c) => c.json(await getEvent(deps.store, c.get("principal").orgId, idParam(c, "event"))),
-  );
-  return app;
 }
 
 /** How often a stream asks the store for new events, and how far back it looks for late commits. */
@@ -237,18 +223,15 @@ export function eventTypeRoutes(catalog: readonly EventType[]): OpenAPIHono<AppE
     })),
     meta: { total: catalog.length, page: 1, per_page: catalog.length },
   };
-  const app = new OpenAPIHono<AppEnv>();
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+  // The catalog is the same for everyone: any credential may read it.
+  return declareRoutes({ tags: ["events"] }, [
+    operation({
       method: "get",
       path: "/",
       operationId: "event_types.list",
       summary: "The catalog of event types, each with its JSON Schema",
-      responses: { 200: json(listOf(EventTypeSchema), "Every event type"), ...COMMON_ERRORS },
+      ok: { 200: json(listOf(EventTypeSchema), "Every event type") },
+      handler: (c) => c.json(body),
     }),
-    (c) => c.json(body),
-  );
-  return app;
+  ]);
 }

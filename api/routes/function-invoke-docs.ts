@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { COMMON_ERRORS, NOT_FOUND, WRITE_ERRORS, type RouteDeclaration } from "../openapi.ts";
+import { problems, type RouteDeclaration } from "../openapi.ts";
 
 const FunctionRef = z.object({
   id: z.string().meta({ param: { name: "id", in: "path" }, description: "The function's name or id" }),
@@ -26,11 +26,8 @@ export const INVOKE_ROUTES: readonly RouteDeclaration[] = METHODS.map((method) =
     request: { params: FunctionRef },
     responses: {
       200: { description: "Whatever the function answers (any status, headers and body, streamed)" },
-      401: COMMON_ERRORS[401],
-      403: COMMON_ERRORS[403],
-      ...NOT_FOUND,
-      413: WRITE_ERRORS[413],
-      429: COMMON_ERRORS[429],
+      // Not the rule's: the body is the function's (any type, its limit) and so are its answers.
+      ...problems([401, 403, 404, 413, 429]),
       500: { description: "function_failed or function_memory_limit / function_cpu_limit (problem+json)" },
       504: { description: "function_timeout (problem+json)" },
     },

@@ -1,5 +1,4 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import {
   createOAuthApp,
@@ -16,23 +15,10 @@ import {
   updateOAuthApp,
 } from "../../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
-import { parseListQuery } from "../list-params.ts";
-import { requireScope } from "../middleware/auth.ts";
-import {
-  BEARER,
-  COMMON_ERRORS,
-  declareRoute,
-  IdParam,
-  json,
-  jsonRequest,
-  listOf,
-  NOT_FOUND,
-  PagingQuery,
-  WRITE_ERRORS,
-} from "../openapi.ts";
-import { idParam, parseBody } from "../validate.ts";
-
-const DOC = { tags: ["platform"], security: BEARER };
+import { json, listOf, PagingQuery } from "../openapi.ts";
+import { idParams } from "../path-params.ts";
+import { parseBody } from "../validate.ts";
+import { declareRoutes, operation } from "./declare.ts";
 
 const WithSecretSchema = OAuthAppSchema.extend({
   client_secret: z
@@ -41,6 +27,9 @@ const WithSecretSchema = OAuthAppSchema.extend({
     .meta({ description: "Shown once, now (null for a public app): store it in the app's backend." }),
 });
 
+/** Apps list newest first, a page at a time: no filters, no sort but creation. */
+const APP_LIST = { filters: {}, sorts: { created_at: "created_at" } };
+
 /**
  * `/v1/oauth_apps`: the organization's OAuth apps (Settings → Integrations). An app's client is a
  * credential that can obtain tokens, so managing apps needs the same scopes as API keys:
@@ -48,128 +37,94 @@ const WithSecretSchema = OAuthAppSchema.extend({
  * and rotating also pass the "may grant" rule on the app's scopes (an OAuth token grants nothing).
  */
 export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-  app.use("*", requireScope("keys"));
-  const org = (c: Context<AppEnv>) => c.get("principal").orgId;
-
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+  const { store, clock } = deps;
+  const params = idParams("oauth_app", "oapp");
+  return declareRoutes({ tags: ["platform"], scope: "keys" }, [
+    operation({
       method: "get",
       path: "/",
       operationId: "oauth_apps.list",
       summary: "List the organization's OAuth apps (secrets redacted)",
-      request: { query: PagingQuery },
-      responses: { 200: json(listOf(OAuthAppSchema), "A page of apps"), ...COMMON_ERRORS },
+      list: APP_LIST,
+      query: PagingQuery,
+      ok: { 200: json(listOf(OAuthAppSchema), "A page of apps") },
+      handler: async (c) => {
+        const { page, perPage } = c.req.valid("query");
+        return c.json(await listOAuthApps(store, c.var.principal.orgId, page, perPage));
+      },
     }),
-    async (c) => {
-      const query = parseListQuery(new URL(c.req.url).searchParams, {
-        filters: {},
-        sorts: { created_at: "created_at" },
-      });
-      return c.json(await listOAuthApps(deps.store, org(c), query.page, query.perPage));
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/",
       operationId: "oauth_apps.create",
       summary: "Register an OAuth app; the response holds its client secret, once",
-      request: { body: jsonRequest(OAuthAppCreateSchema) },
-      responses: { 201: json(WithSecretSchema, "The app with its client secret"), ...WRITE_ERRORS },
+      body: OAuthAppCreateSchema,
+      ok: { 201: json(WithSecretSchema, "The app with its client secret") },
+      handler: async (c) => {
+        const input = parseBody(c, OAuthAppCreateSchema);
+        const principal = c.var.principal;
+        const created = await createOAuthApp(
+          store,
+          clock,
+          principal.orgId,
+          input,
+          principal,
+          principal.user?.id,
+        );
+        c.header("Location", `/v1/oauth_apps/${created.id}`);
+        return c.json(created, 201);
+      },
     }),
-    async (c) => {
-      const input = parseBody(c, OAuthAppCreateSchema);
-      const principal = c.get("principal");
-      const created = await createOAuthApp(
-        deps.store,
-        deps.clock,
-        org(c),
-        input,
-        principal,
-        principal.user?.id,
-      );
-      c.header("Location", `/v1/oauth_apps/${created.id}`);
-      return c.json(created, 201);
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "get",
       path: "/{id}",
       operationId: "oauth_apps.retrieve",
       summary: "Retrieve an OAuth app",
-      request: { params: IdParam },
-      responses: { 200: json(OAuthAppSchema, "The app"), ...COMMON_ERRORS, ...NOT_FOUND },
+      params,
+      ok: { 200: json(OAuthAppSchema, "The app") },
+      handler: async (c) => c.json(await getOAuthApp(store, c.var.principal.orgId, c.req.valid("param").id)),
     }),
-    async (c) => c.json(await getOAuthApp(deps.store, org(c), idParam(c, "oauth_app"))),
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "patch",
       path: "/{id}",
       operationId: "oauth_apps.update",
       summary: "Change an OAuth app's name, logo, redirect URIs or scopes",
-      request: { params: IdParam, body: jsonRequest(OAuthAppUpdateSchema) },
-      responses: { 200: json(OAuthAppSchema, "The app"), ...WRITE_ERRORS, ...NOT_FOUND },
+      params,
+      body: OAuthAppUpdateSchema,
+      ok: { 200: json(OAuthAppSchema, "The app") },
+      handler: async (c) => {
+        const { id } = c.req.valid("param");
+        const input = parseBody(c, OAuthAppUpdateSchema);
+        const principal = c.var.principal;
+        return c.json(await updateOAuthApp(store, clock, principal.orgId, id, input, principal));
+      },
     }),
-    async (c) => {
-      const id = idParam(c, "oauth_app");
-      const input = parseBody(c, OAuthAppUpdateSchema);
-      return c.json(await updateOAuthApp(deps.store, deps.clock, org(c), id, input, c.get("principal")));
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/{id}/rotate_secret",
       operationId: "oauth_apps.rotate_secret",
       summary: "Replace the client secret; the old one stops working at once",
-      request: { params: IdParam },
-      responses: {
-        200: json(WithSecretSchema, "The app with its new secret"),
-        ...WRITE_ERRORS,
-        ...NOT_FOUND,
+      params,
+      ok: { 200: json(WithSecretSchema, "The app with its new secret") },
+      handler: async (c) => {
+        const principal = c.var.principal;
+        const { id } = c.req.valid("param");
+        return c.json(await rotateOAuthAppSecret(store, clock, principal.orgId, id, principal));
       },
     }),
-    async (c) =>
-      c.json(
-        await rotateOAuthAppSecret(
-          deps.store,
-          deps.clock,
-          org(c),
-          idParam(c, "oauth_app"),
-          c.get("principal"),
-        ),
-      ),
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "delete",
       path: "/{id}",
       operationId: "oauth_apps.delete",
       summary: "Delete an OAuth app, its installations and every token it holds",
-      request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...WRITE_ERRORS, ...NOT_FOUND },
+      params,
+      ok: { 204: { description: "Deleted" } },
+      handler: async (c) => {
+        await deleteOAuthApp(store, clock, c.var.principal.orgId, c.req.valid("param").id);
+        return c.body(null, 204);
+      },
     }),
-    async (c) => {
-      await deleteOAuthApp(deps.store, deps.clock, org(c), idParam(c, "oauth_app"));
-      return c.body(null, 204);
-    },
-  );
-  return app;
+  ]);
 }
 
 /**
@@ -177,42 +132,26 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
  * disconnecting one, which stops every token of it at once. `keys:read` / `keys:write`.
  */
 export function oauthInstallationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-  app.use("*", requireScope("keys"));
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+  return declareRoutes({ tags: ["platform"], scope: "keys" }, [
+    operation({
       method: "get",
       path: "/",
       operationId: "oauth_installations.list",
       summary: "List the apps installed in the organization",
-      responses: {
-        200: json(z.object({ data: z.array(OAuthInstallationSchema) }), "Installed apps"),
-        ...COMMON_ERRORS,
-      },
+      ok: { 200: json(z.object({ data: z.array(OAuthInstallationSchema) }), "Installed apps") },
+      handler: async (c) => c.json({ data: await listInstallations(deps.store, c.var.principal.orgId) }),
     }),
-    async (c) => c.json({ data: await listInstallations(deps.store, c.get("principal").orgId) }),
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/{id}/disconnect",
       operationId: "oauth_installations.disconnect",
       summary: "Disconnect an app: every token of the installation stops working now",
-      request: { params: IdParam },
-      responses: {
-        200: json(OAuthInstallationSchema, "The disconnected installation"),
-        ...WRITE_ERRORS,
-        ...NOT_FOUND,
+      params: idParams("oauth_installation", "oins"),
+      ok: { 200: json(OAuthInstallationSchema, "The disconnected installation") },
+      handler: async (c) => {
+        const { id } = c.req.valid("param");
+        return c.json(await disconnectInstallation(deps.store, deps.clock, c.var.principal.orgId, id));
       },
     }),
-    async (c) => {
-      const id = idParam(c, "oauth_installation");
-      return c.json(await disconnectInstallation(deps.store, deps.clock, c.get("principal").orgId, id));
-    },
-  );
-  return app;
+  ]);
 }

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import {
   WEBHOOK_ENDPOINT_LIST,
   WebhookEndpointCreateSchema,
@@ -11,24 +11,12 @@ import {
   type WebhookEndpointService,
 } from "../../webhooks/index.ts";
 import type { AppEnv } from "../env.ts";
-import { listQuerySchema, parseListQuery } from "../list-params.ts";
-import { requireScope } from "../middleware/auth.ts";
-import {
-  BEARER,
-  COMMON_ERRORS,
-  declareRoute,
-  IdParam,
-  json,
-  jsonRequest,
-  listOf,
-  NOT_FOUND,
-  WRITE_ERRORS,
-} from "../openapi.ts";
-import { idParam, parseBody } from "../validate.ts";
+import { json, listOf } from "../openapi.ts";
+import { idParams } from "../path-params.ts";
+import { parseBody } from "../validate.ts";
+import { declareRoutes, operation } from "./declare.ts";
 
 const PATH = "/v1/webhook_endpoints";
-
-const DOC = { tags: ["webhooks"], security: BEARER };
 
 /**
  * `/v1/webhook_endpoints`: CRUD, the signing secret (shown at creation and by
@@ -36,149 +24,99 @@ const DOC = { tags: ["webhooks"], security: BEARER };
  * secret needs `webhooks:write` even to read (`SIGNING_SECRET_ACCESS`).
  */
 export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-  app.use("*", requireScope("webhooks"));
-  const org = (c: { get(key: "principal"): { orgId: string } }) => c.get("principal").orgId;
   const endpoint = WebhookEndpointSchema;
+  const params = idParams("webhook_endpoint", "we");
 
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+  return declareRoutes({ tags: ["webhooks"], scope: "webhooks" }, [
+    operation({
       method: "get",
       path: "/",
       operationId: "webhook_endpoints.list",
       summary: "List webhook endpoints, newest first (secrets never included)",
-      request: { query: listQuerySchema(WEBHOOK_ENDPOINT_LIST) },
-      responses: { 200: json(listOf(endpoint), "A page of endpoints"), ...COMMON_ERRORS },
+      list: WEBHOOK_ENDPOINT_LIST,
+      ok: { 200: json(listOf(endpoint), "A page of endpoints") },
+      handler: async (c) => c.json(await endpoints.list(c.var.principal.orgId, c.req.valid("query"))),
     }),
-    async (c) => {
-      const query = parseListQuery(new URL(c.req.url).searchParams, WEBHOOK_ENDPOINT_LIST);
-      return c.json(await endpoints.list(org(c), query));
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/",
       operationId: "webhook_endpoints.create",
       summary: "Create a webhook endpoint; the response holds its secret",
-      request: { body: jsonRequest(WebhookEndpointCreateSchema) },
-      responses: {
-        201: json(WebhookEndpointWithSecretSchema, "The endpoint with its secret"),
-        ...WRITE_ERRORS,
+      body: WebhookEndpointCreateSchema,
+      ok: { 201: json(WebhookEndpointWithSecretSchema, "The endpoint with its secret") },
+      handler: async (c) => {
+        const input = parseBody(c, WebhookEndpointCreateSchema);
+        const created = await endpoints.create(c.var.principal.orgId, input);
+        c.header("Location", `${PATH}/${created.id}`);
+        return c.json(created, 201);
       },
     }),
-    async (c) => {
-      const created = await endpoints.create(org(c), parseBody(c, WebhookEndpointCreateSchema));
-      c.header("Location", `${PATH}/${created.id}`);
-      return c.json(created, 201);
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "get",
       path: "/{id}",
       operationId: "webhook_endpoints.retrieve",
       summary: "Retrieve a webhook endpoint",
-      request: { params: IdParam },
-      responses: { 200: json(endpoint, "The endpoint"), ...COMMON_ERRORS, ...NOT_FOUND },
+      params,
+      ok: { 200: json(endpoint, "The endpoint") },
+      handler: async (c) => c.json(await endpoints.get(c.var.principal.orgId, c.req.valid("param").id)),
     }),
-    async (c) => c.json(await endpoints.get(org(c), idParam(c, "webhook_endpoint"))),
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "patch",
       path: "/{id}",
       operationId: "webhook_endpoints.update",
       summary: "Update a webhook endpoint; enabling it clears disabled_reason and failing_since",
-      request: { params: IdParam, body: jsonRequest(WebhookEndpointUpdateSchema) },
-      responses: { 200: json(endpoint, "The endpoint"), ...WRITE_ERRORS, ...NOT_FOUND },
+      params,
+      body: WebhookEndpointUpdateSchema,
+      ok: { 200: json(endpoint, "The endpoint") },
+      handler: async (c) => {
+        const { id } = c.req.valid("param");
+        const patch = parseBody(c, WebhookEndpointUpdateSchema);
+        return c.json(await endpoints.update(c.var.principal.orgId, id, patch));
+      },
     }),
-    async (c) => {
-      const id = idParam(c, "webhook_endpoint");
-      return c.json(await endpoints.update(org(c), id, parseBody(c, WebhookEndpointUpdateSchema)));
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "delete",
       path: "/{id}",
       operationId: "webhook_endpoints.delete",
       summary: "Delete a webhook endpoint",
-      request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...WRITE_ERRORS, ...NOT_FOUND },
+      params,
+      ok: { 204: { description: "Deleted" } },
+      handler: async (c) => {
+        await endpoints.delete(c.var.principal.orgId, c.req.valid("param").id);
+        return c.body(null, 204);
+      },
     }),
-    async (c) => {
-      await endpoints.delete(org(c), idParam(c, "webhook_endpoint"));
-      return c.body(null, 204);
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "get",
       path: "/{id}/secret",
       operationId: "webhook_endpoints.retrieve_secret",
       summary:
         "The signing secret (whsec_…), or for v1a the public key (whpk_…) to verify with; needs webhooks:write",
-      middleware: requireScope("webhooks", SIGNING_SECRET_ACCESS),
-      request: { params: IdParam },
-      responses: { 200: json(WebhookSecretSchema, "The secret"), ...COMMON_ERRORS, ...NOT_FOUND },
+      // Whoever holds the secret can sign what the organization's receivers accept: a write.
+      scope: { name: "webhooks", access: SIGNING_SECRET_ACCESS },
+      params,
+      ok: { 200: json(WebhookSecretSchema, "The secret") },
+      handler: async (c) => c.json(await endpoints.secret(c.var.principal.orgId, c.req.valid("param").id)),
     }),
-    async (c) => {
-      const secret = await endpoints.secret(org(c), idParam(c, "webhook_endpoint"));
-      return c.json(secret);
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/{id}/rotate_secret",
       operationId: "webhook_endpoints.rotate_secret",
       summary: "Make a new secret; the previous one keeps signing too for 24 hours",
-      request: { params: IdParam },
-      responses: {
-        200: json(WebhookEndpointWithSecretSchema, "The endpoint with its new secret"),
-        ...WRITE_ERRORS,
-        ...NOT_FOUND,
-      },
+      params,
+      ok: { 200: json(WebhookEndpointWithSecretSchema, "The endpoint with its new secret") },
+      handler: async (c) =>
+        c.json(await endpoints.rotateSecret(c.var.principal.orgId, c.req.valid("param").id)),
     }),
-    async (c) => {
-      const rotated = await endpoints.rotateSecret(org(c), idParam(c, "webhook_endpoint"));
-      return c.json(rotated);
-    },
-  );
-  declareRoute(
-    app,
-    createRoute({
-      ...DOC,
+    operation({
       method: "post",
       path: "/{id}/test",
       operationId: "webhook_endpoints.test",
       summary: "Send a webhook_endpoint.test event to this endpoint only",
-      request: { params: IdParam },
-      responses: {
-        202: json(WebhookTestDeliverySchema, "The delivery, queued"),
-        ...WRITE_ERRORS,
-        ...NOT_FOUND,
-      },
+      params,
+      ok: { 202: json(WebhookTestDeliverySchema, "The delivery, queued") },
+      handler: async (c) =>
+        c.json(await endpoints.sendTest(c.var.principal.orgId, c.req.valid("param").id), 202),
     }),
-    async (c) => {
-      const delivery = await endpoints.sendTest(org(c), idParam(c, "webhook_endpoint"));
-      return c.json(delivery, 202);
-    },
-  );
-  return app;
+  ]);
 }
