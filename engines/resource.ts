@@ -52,7 +52,21 @@ export interface RuleContext {
 /** Column name → value, as written to the table. */
 export type Columns = Record<string, unknown>;
 
-export interface ResourceDefinition<TObject, TCreate, TUpdate> {
+/**
+ * The columns every resource's table has, as the store returns them: what the generic service and
+ * `baseFields` read. Each resource types its own row once beside its definition (`InvoiceRow`), and
+ * the service reads its table as that type, so no rule or render casts a column. A type, not an
+ * interface: a definition that renders any `Row` still fits.
+ */
+export type ResourceRow = {
+  id: string;
+  org_id: string;
+  metadata: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export interface ResourceDefinition<TObject, TCreate, TUpdate, TRow extends ResourceRow = ResourceRow> {
   /** Plural name: the URL segment and, unless `table` says otherwise, the table. */
   name: string;
   /** `object` field of every rendered instance, e.g. `invoice`. */
@@ -76,14 +90,14 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
   /** Validated create body → columns. May read other tables through ctx.tx. */
   create(input: TCreate, ctx: RuleContext): Promise<Columns> | Columns;
   /** Current row + validated patch → changed columns. Throws to refuse (e.g. 409). */
-  update(row: Row, patch: TUpdate, ctx: RuleContext): Promise<Columns> | Columns;
+  update(row: TRow, patch: TUpdate, ctx: RuleContext): Promise<Columns> | Columns;
   /** Throws to refuse a delete (e.g. the object is referenced). */
-  beforeDelete?(row: Row, ctx: RuleContext): Promise<void> | void;
+  beforeDelete?(row: TRow, ctx: RuleContext): Promise<void> | void;
   /**
    * A row as the API shows it. It may depend on the date (a status derived from a due
    * date) but on nothing else outside the row: list pages are cached per day.
    */
-  render(row: Row, ctx: { today: string }): TObject;
+  render(row: TRow, ctx: { today: string }): TObject;
   /**
    * The lifecycle, if the resource has one (`defineStateMachine`): `update` takes a move's columns
    * from it (`move`), and every change records the events it declares (`eventsOf` of the object's
@@ -100,8 +114,8 @@ export interface ResourceDefinition<TObject, TCreate, TUpdate> {
   counts?: { table: string; columns: readonly string[] };
 }
 
-export interface ResourceService<TObject, TCreate, TUpdate> {
-  readonly definition: ResourceDefinition<TObject, TCreate, TUpdate>;
+export interface ResourceService<TObject, TCreate, TUpdate, TRow extends ResourceRow = ResourceRow> {
+  readonly definition: ResourceDefinition<TObject, TCreate, TUpdate, TRow>;
   list(orgId: string, query: ListQuery): Promise<Page<TObject>>;
   /**
    * The same page as one line of JSON text (ending with a newline, as the API serves it), served
@@ -119,18 +133,18 @@ export interface ResourceService<TObject, TCreate, TUpdate> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
 export type AnyResourceService = ResourceService<any, any, any>;
 
-export function createResourceService<TObject, TCreate, TUpdate>(
-  definition: ResourceDefinition<TObject, TCreate, TUpdate>,
+export function createResourceService<TObject, TCreate, TUpdate, TRow extends ResourceRow>(
+  definition: ResourceDefinition<TObject, TCreate, TUpdate, TRow>,
   store: Store,
   clock: Clock,
   listCache?: ListCache,
-): ResourceService<TObject, TCreate, TUpdate> {
+): ResourceService<TObject, TCreate, TUpdate, TRow> {
   const table = definition.table ?? definition.name;
   const context = (orgId: string, tx: Queryable): RuleContext => {
     const now = clock.now();
     return { orgId, tx, now, today: isoDate(now) };
   };
-  const render = (row: Row, ctx: RuleContext) => definition.render(row, ctx);
+  const render = (row: TRow, ctx: RuleContext) => definition.render(row, ctx);
   const notFound = (id: string) => new AppError("not_found", `No such ${definition.object}: '${id}'`);
 
   /**
@@ -151,17 +165,17 @@ export function createResourceService<TObject, TCreate, TUpdate>(
       : `SELECT count(*) AS total FROM ${table} ${where.toSql()}`;
     // buildWhere binds the organization first, so it is `$1` here too.
     const version = withVersion ? `${versionSql(table)} AS tessera_version, ` : "";
-    const rows = await store.query(
+    const rows = await store.query<PageRow<TRow>>(
       `SELECT ${version}counted.total AS tessera_total, page.* FROM (${countSql}) AS counted` +
         ` LEFT JOIN LATERAL (${pageSql}) AS page ON true ORDER BY page.${column} ${direction}, page.id ${direction}`,
       where.params,
     );
     const page: Page<TObject> = toPage(
-      rows.filter((row) => row.id !== null).map((row) => render(row, ctx)),
+      rows.filter(isPageRow).map((row) => render(row, ctx)),
       Number(rows[0]?.tessera_total ?? 0),
       query,
     );
-    return { page, version: withVersion ? BigInt(rows[0]!.tessera_version as string) : 0n };
+    return { page, version: withVersion ? BigInt(rows[0]!.tessera_version ?? 0) : 0n };
   };
 
   return {
@@ -189,7 +203,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
 
     async get(orgId, id) {
       const ctx = context(orgId, store);
-      const row = await selectRow(store, table, orgId, id, false);
+      const row = await selectRow<TRow>(store, table, orgId, id, false);
       if (!row) throw notFound(id);
       return render(row, ctx);
     },
@@ -216,7 +230,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
       return withConstraintErrors(definition, () =>
         store.transaction(async (tx) => {
           const ctx = context(orgId, tx);
-          const current = await selectRow(tx, table, orgId, id, true);
+          const current = await selectRow<TRow>(tx, table, orgId, id, true);
           if (!current) throw notFound(id);
           const columns = await definition.update(current, patch, ctx);
           const row = await updateRow(tx, definition, table, orgId, id, columns, ctx.now);
@@ -231,7 +245,7 @@ export function createResourceService<TObject, TCreate, TUpdate>(
       return withConstraintErrors(definition, () =>
         store.transaction(async (tx) => {
           const ctx = context(orgId, tx);
-          const current = await selectRow(tx, table, orgId, id, true);
+          const current = await selectRow<TRow>(tx, table, orgId, id, true);
           if (!current) throw notFound(id);
           await definition.beforeDelete?.(current, ctx);
           await tx.query(`DELETE FROM ${table} WHERE org_id = $1 AND id = $2`, [orgId, id]);
@@ -335,7 +349,7 @@ function countsTable(
 
 /**
  * The WHERE clause of a list query (organization first, as `$1`): what a list pages, and what
- * SYNC's counts and sums group (engines/sync/tools/records.ts).
+ * SYNC's counts and sums group (sync/tools/records.ts).
  */
 export function buildWhere(
   definition: ResourceDefinition<unknown, unknown, unknown>,
@@ -389,15 +403,28 @@ function instantOf(value: string): Date {
   return new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 }
 
-async function selectRow(
+/**
+ * A row of a list page: the total (and, when asked, the table's version) beside one of the
+ * page's rows, or beside nulls when the page is empty (the LEFT JOIN LATERAL of `readPage`).
+ */
+type PageRow<TRow> = (TRow | { id: null }) & { tessera_total: number; tessera_version?: string };
+
+function isPageRow<TRow extends ResourceRow>(row: PageRow<TRow>): row is PageRow<TRow> & TRow {
+  return row.id !== null;
+}
+
+async function selectRow<TRow extends ResourceRow>(
   db: Queryable,
   table: string,
   orgId: string,
   id: string,
   forUpdate: boolean,
-): Promise<Row | undefined> {
+): Promise<TRow | undefined> {
   const lock = forUpdate ? " FOR UPDATE" : "";
-  const rows = await db.query(`SELECT * FROM ${table} WHERE org_id = $1 AND id = $2${lock}`, [orgId, id]);
+  const rows = await db.query<TRow>(`SELECT * FROM ${table} WHERE org_id = $1 AND id = $2${lock}`, [
+    orgId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -423,9 +450,9 @@ function bindValue(value: unknown): unknown {
  * A column left to its database default makes the prediction differ; the events are
  * then rewritten from the real row, in the same transaction, before anyone sees them.
  */
-async function insertWithEvents<TObject>(
+async function insertWithEvents<TObject, TRow extends ResourceRow>(
   tx: Queryable,
-  definition: ResourceDefinition<TObject, unknown, unknown>,
+  definition: ResourceDefinition<TObject, unknown, unknown, TRow>,
   table: string,
   orgId: string,
   columns: Columns,
@@ -448,14 +475,14 @@ async function insertWithEvents<TObject>(
   const insertRow = `INSERT INTO ${table} (${names.join(", ")}) VALUES (${placeholders.join(", ")}) RETURNING *`;
   const predicted = predict ? tryRender(definition, predictedRow, ctx) : undefined;
   if (predicted === undefined) {
-    const [row] = await tx.query(insertRow, values);
+    const [row] = await tx.query<TRow>(insertRow, values);
     const created = definition.render(row!, ctx);
     await recordEvents(tx, orgId, ctx.now, changeEvents(definition, undefined, created));
     return created;
   }
   const events = changeEvents(definition, undefined, predicted);
   const insertEvents = eventsInsert(orgId, ctx.now, events, values.length);
-  const [row] = await tx.query(
+  const [row] = await tx.query<TRow>(
     `WITH created AS (${insertRow}), recorded AS (${insertEvents.sql}) SELECT * FROM created`,
     [...values, ...insertEvents.params],
   );
@@ -477,13 +504,18 @@ async function insertWithEvents<TObject>(
 /** A create whose predicted events were of other kinds than the real ones: redo it plainly. */
 class PredictionMissed extends Error {}
 
-function tryRender<TObject>(
-  definition: ResourceDefinition<TObject, unknown, unknown>,
-  row: Row,
+/**
+ * Renders the row a create predicts: built from the values written, not returned by the store, so
+ * it may lack a column left to its default. The one row here that is asserted rather than read:
+ * render may throw on it, and what it renders is checked against the stored row's (insertWithEvents).
+ */
+function tryRender<TObject, TRow extends ResourceRow>(
+  definition: ResourceDefinition<TObject, unknown, unknown, TRow>,
+  predicted: Row,
   ctx: RuleContext,
 ): TObject | undefined {
   try {
-    return definition.render(row, ctx);
+    return definition.render(predicted as TRow, ctx);
   } catch {
     return undefined;
   }
@@ -501,15 +533,15 @@ function sameValue(a: unknown, b: unknown): boolean {
   return keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]));
 }
 
-async function updateRow(
+async function updateRow<TRow extends ResourceRow>(
   tx: Queryable,
-  definition: ResourceDefinition<unknown, unknown, unknown>,
+  definition: ResourceDefinition<unknown, unknown, unknown, TRow>,
   table: string,
   orgId: string,
   id: string,
   columns: Columns,
   now: Date,
-): Promise<Row> {
+): Promise<TRow> {
   const values: unknown[] = [orgId, id, now.toISOString()];
   const sets = ["updated_at = $3::timestamptz"];
   for (const [column, value] of Object.entries(columns)) {
@@ -518,7 +550,7 @@ async function updateRow(
     values.push(bindValue(value));
     sets.push(`${column} = $${values.length}::${type}`);
   }
-  const rows = await tx.query(
+  const rows = await tx.query<TRow>(
     `UPDATE ${table} SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING *`,
     values,
   );
@@ -557,11 +589,11 @@ async function withConstraintErrors<T>(
  * key limit holds for the result, so a patch of new keys can be refused (422).
  */
 export function mergeMetadata(
-  current: unknown,
+  current: Record<string, string>,
   patch: Record<string, string> | undefined,
 ): Record<string, string> | undefined {
   if (!patch) return undefined;
-  const merged: Record<string, string> = { ...(current as Record<string, string>) };
+  const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === "") delete merged[key];
     else merged[key] = value;
@@ -591,20 +623,24 @@ export async function assertReference(
 }
 
 /** Renders the base fields every object has. */
-export function baseFields(row: Row, object: string) {
+export function baseFields(row: Pick<ResourceRow, "id" | "created_at" | "updated_at">, object: string) {
   return {
-    id: row.id as string,
+    id: row.id,
     object,
     created_at: rfc(row.created_at),
     updated_at: rfc(row.updated_at),
   };
 }
 
-/** RFC 3339 UTC, second precision; null stays null. */
-export function rfc(value: unknown): string {
-  return rfc3339(value as Date);
+/** A `timestamptz` column as the API renders it: RFC 3339 UTC, second precision. */
+export function rfc(value: Date): string {
+  return rfc3339(value);
 }
 
+/**
+ * A nullable `timestamptz` column: null stays null. It still takes `unknown` because
+ * webhooks/deliveries.ts renders rows it has not typed yet; a row type gives it a `Date`.
+ */
 export function rfcOrNull(value: unknown): string | null {
-  return value ? rfc(value) : null;
+  return value ? rfc3339(value as Date) : null;
 }

@@ -15,9 +15,10 @@ import {
   findPrincipalByKeyId,
   renderEvent,
   rfcOrNull,
+  type EventRow,
   type KeyPrincipal,
 } from "../engines/index.ts";
-import { nextClaimable, type Queryable, type Row, type Store } from "../store/index.ts";
+import { nextClaimable, type Queryable, type Store } from "../store/index.ts";
 import type { RunRow } from "./function-rows.ts";
 import type { RunStatus } from "./function-schemas.ts";
 import type { FunctionResponse } from "./invocation-scope.ts";
@@ -195,7 +196,7 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
 
 /** What one run is given besides its row: its event, and the caller it acts as. */
 interface RunContext {
-  event: Row | undefined;
+  event: EventRow | undefined;
   principal: KeyPrincipal | undefined;
 }
 
@@ -209,7 +210,7 @@ async function contextsOf(db: Queryable, runs: RunRow[]): Promise<RunContext[]> 
     runs.map((run) => [run.function_id, { orgId: run.org_id, functionId: run.function_id }]),
   );
   const [eventById, deployers] = await Promise.all([
-    eventIds.length > 0 ? eventsById(db, eventIds) : new Map<string, Row>(),
+    eventIds.length > 0 ? eventsById(db, eventIds) : new Map<string, EventRow>(),
     servingDeployers(db, [...functions.values()]),
   ]);
   const principals = new Map<string, Promise<KeyPrincipal | undefined>>();

@@ -1,88 +1,29 @@
-import { rfc3339 } from "../core/index.ts";
-import type { Queryable, Row } from "../store/index.ts";
+import type { Queryable } from "../store/index.ts";
 import { SqlWhere, addTimeBounds, type ListQuery } from "../engines/list-query.ts";
 import { selectPage, type Page } from "../engines/paging.ts";
-import type {
-  CredentialRef,
-  SyncAction,
-  SyncActionStatus,
-  SyncConversation,
-  SyncInteraction,
-  SyncInteractionStatus,
-} from "./schema.ts";
+import {
+  renderConversation,
+  type ActionRow,
+  type ConversationRow,
+  type InteractionRow,
+  type PlannerRecord,
+} from "./rows.ts";
+import type { CredentialRef, SyncConversation, SyncInteractionStatus } from "./schema.ts";
 import type { Source } from "./tools/types.ts";
 
-/** SYNC's SQL: one named function per query, every one scoped by organization. */
+/** SYNC's SQL: one named function per query, every one scoped by organization; its rows are in rows.ts. */
 
-const rfc = (value: unknown) => rfc3339(value instanceof Date ? value : new Date(String(value)));
-const rfcOrNull = (value: unknown) => (value === null || value === undefined ? null : rfc(value));
-
-export function renderConversation(row: Row): SyncConversation {
-  return {
-    id: row.id as string,
-    object: "sync.conversation",
-    title: row.title as string,
-    turns: Number(row.turns),
-    created_by: row.created_by as CredentialRef,
-    created_at: rfc(row.created_at),
-    updated_at: rfc(row.updated_at),
-    metadata: {},
-  };
-}
-
-/** An action as a caller sees it at `now`: a proposal past its expiry reads `expired`. */
-export function renderAction(row: Row, now: Date): SyncAction {
-  const proposed = row.status === "proposed";
-  const expired = proposed && new Date(row.expires_at as string | Date).getTime() <= now.getTime();
-  return {
-    id: row.id as string,
-    object: "sync.action",
-    interaction_id: row.interaction_id as string,
-    tool: row.tool as string,
-    arguments: row.arguments as Record<string, unknown>,
-    preview: row.preview as string,
-    status: expired ? "expired" : (row.status as SyncActionStatus),
-    result: (row.result as Record<string, unknown> | null) ?? null,
-    error: (row.error as Record<string, unknown> | null) ?? null,
-    expires_at: rfc(row.expires_at),
-    decided_by: (row.decided_by as CredentialRef | null) ?? null,
-    decided_at: rfcOrNull(row.decided_at),
-    created_at: rfc(row.created_at),
-    updated_at: rfc(row.updated_at),
-    metadata: {},
-  };
-}
-
-export function renderInteraction(row: Row, actions: SyncAction[]): SyncInteraction {
-  const planner = row.planner as { type: "builtin" | "llm"; model?: string; fallback?: string };
-  // Once every proposal is decided (or expired), nothing waits for approval any more.
-  const waiting = actions.some((action) => action.status === "proposed");
-  const stored = row.status as SyncInteractionStatus;
-  return {
-    id: row.id as string,
-    object: "sync.interaction",
-    conversation_id: row.conversation_id as string,
-    status: stored === "requires_approval" && !waiting ? "completed" : stored,
-    message: row.message as string,
-    reply: row.reply as string,
-    actions,
-    sources: row.sources as Source[],
-    planner: planner.type,
-    model: planner.model ?? null,
-    fallback: planner.fallback ?? null,
-    asked_by: row.asked_by as CredentialRef,
-    created_at: rfc(row.created_at),
-    updated_at: rfc(row.updated_at),
-    metadata: {},
-  };
-}
-
-export async function selectConversation(db: Queryable, orgId: string, id: string, forUpdate = false) {
+export async function selectConversation(
+  db: Queryable,
+  orgId: string,
+  id: string,
+  forUpdate = false,
+): Promise<ConversationRow | undefined> {
   const lock = forUpdate ? " FOR UPDATE" : "";
-  const [row] = await db.query(`SELECT * FROM sync_conversations WHERE org_id = $1 AND id = $2${lock}`, [
-    orgId,
-    id,
-  ]);
+  const [row] = await db.query<ConversationRow>(
+    `SELECT * FROM sync_conversations WHERE org_id = $1 AND id = $2${lock}`,
+    [orgId, id],
+  );
   return row;
 }
 
@@ -121,14 +62,14 @@ export async function insertInteraction(
     message: string;
     reply: string;
     status: SyncInteractionStatus;
-    planner: { type: "builtin" | "llm"; model?: string; fallback?: string };
+    planner: PlannerRecord;
     sources: Source[];
     memory: unknown;
     askedBy: CredentialRef;
     now: Date;
   },
-): Promise<Row> {
-  const [row] = await db.query(
+): Promise<InteractionRow> {
+  const [row] = await db.query<InteractionRow>(
     `INSERT INTO sync_interactions
        (id, org_id, conversation_id, turn, message, reply, status, planner, sources, memory, asked_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::timestamptz, $12::timestamptz)
@@ -164,8 +105,8 @@ export async function insertAction(
     expiresAt: Date;
     now: Date;
   },
-): Promise<Row> {
-  const [row] = await db.query(
+): Promise<ActionRow> {
+  const [row] = await db.query<ActionRow>(
     `INSERT INTO sync_actions
        (id, org_id, interaction_id, position, tool, arguments, preview, status, expires_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, 'proposed', $8::timestamptz, $9::timestamptz, $9::timestamptz)
@@ -185,8 +126,11 @@ export async function insertAction(
   return row!;
 }
 
-export async function selectAction(db: Queryable, orgId: string, id: string): Promise<Row | undefined> {
-  const [row] = await db.query(`SELECT * FROM sync_actions WHERE org_id = $1 AND id = $2`, [orgId, id]);
+export async function selectAction(db: Queryable, orgId: string, id: string): Promise<ActionRow | undefined> {
+  const [row] = await db.query<ActionRow>(`SELECT * FROM sync_actions WHERE org_id = $1 AND id = $2`, [
+    orgId,
+    id,
+  ]);
   return row;
 }
 
@@ -200,8 +144,8 @@ export async function claimAction(
   id: string,
   decidedBy: CredentialRef,
   now: Date,
-): Promise<Row | undefined> {
-  const [row] = await db.query(
+): Promise<ActionRow | undefined> {
+  const [row] = await db.query<ActionRow>(
     `UPDATE sync_actions SET decided_by = $3::jsonb, decided_at = $4::timestamptz, updated_at = $4::timestamptz
      WHERE org_id = $1 AND id = $2 AND status = 'proposed' AND decided_at IS NULL AND expires_at > $4::timestamptz
      RETURNING *`,
@@ -226,8 +170,8 @@ export async function finishAction(
   id: string,
   outcome: { status: "completed" | "rejected" | "failed"; result?: unknown; error?: unknown },
   now: Date,
-): Promise<Row> {
-  const [row] = await db.query(
+): Promise<ActionRow> {
+  const [row] = await db.query<ActionRow>(
     `UPDATE sync_actions SET status = $3, result = $4::jsonb, error = $5::jsonb, updated_at = $6::timestamptz
      WHERE org_id = $1 AND id = $2 RETURNING *`,
     [orgId, id, outcome.status, outcome.result ?? null, outcome.error ?? null, now.toISOString()],
@@ -249,16 +193,23 @@ export async function selectActionsOf(
   db: Queryable,
   orgId: string,
   interactionIds: string[],
-): Promise<Row[]> {
+): Promise<ActionRow[]> {
   if (interactionIds.length === 0) return [];
-  return db.query(
+  return db.query<ActionRow>(
     `SELECT * FROM sync_actions WHERE org_id = $1 AND interaction_id = ANY($2::text[]) ORDER BY interaction_id, position`,
     [orgId, interactionIds],
   );
 }
 
-export async function selectInteraction(db: Queryable, orgId: string, id: string): Promise<Row | undefined> {
-  const [row] = await db.query(`SELECT * FROM sync_interactions WHERE org_id = $1 AND id = $2`, [orgId, id]);
+export async function selectInteraction(
+  db: Queryable,
+  orgId: string,
+  id: string,
+): Promise<InteractionRow | undefined> {
+  const [row] = await db.query<InteractionRow>(
+    `SELECT * FROM sync_interactions WHERE org_id = $1 AND id = $2`,
+    [orgId, id],
+  );
   return row;
 }
 
@@ -268,8 +219,8 @@ export async function selectTurns(
   orgId: string,
   conversationId: string,
   limit: number,
-): Promise<Row[]> {
-  const rows = await db.query(
+): Promise<InteractionRow[]> {
+  const rows = await db.query<InteractionRow>(
     `SELECT * FROM sync_interactions WHERE org_id = $1 AND conversation_id = $2 ORDER BY turn DESC LIMIT $3`,
     [orgId, conversationId, limit],
   );
@@ -289,7 +240,7 @@ export async function selectInteractionPage(
   db: Queryable,
   orgId: string,
   query: InteractionListQuery,
-): Promise<Page<Row>> {
+): Promise<Page<InteractionRow>> {
   const where = new SqlWhere();
   where.add(`org_id = ${where.bind(orgId)}`);
   if (query.conversationId) where.add(`conversation_id = ${where.bind(query.conversationId)}`);
@@ -300,7 +251,7 @@ export async function selectInteractionPage(
     db,
     { from: "sync_interactions", where, orderBy: `created_at ${order}, id ${order}` },
     query,
-    (row: Row) => row,
+    (row: InteractionRow) => row,
   );
 }
 

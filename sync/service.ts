@@ -8,7 +8,7 @@ import {
   type Logger,
 } from "../core/index.ts";
 import type { SyncConfig } from "../core/index.ts";
-import type { Row, Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import type { KeyPrincipal } from "../engines/tenancy/api-keys.ts";
 import { recordEvents } from "../engines/events/outbox.ts";
 import type { AnyResourceService } from "../engines/resource.ts";
@@ -16,6 +16,13 @@ import type { ListQuery } from "../engines/list-query.ts";
 import type { Page } from "../engines/paging.ts";
 import type { HistoryTurn, Planner, PlannerTurn, ProposedAction } from "./planner.ts";
 import * as q from "./queries.ts";
+import {
+  renderAction,
+  renderConversation,
+  renderInteraction,
+  type ActionRow,
+  type InteractionRow,
+} from "./rows.ts";
 import { functionTool, type FunctionToolPort } from "./tools/functions.ts";
 import type { CredentialRef, SyncAction, SyncChat, SyncConversation, SyncInteraction } from "./schema.ts";
 import {
@@ -90,18 +97,18 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
     ...(caller.principal ? { principal: caller.principal } : {}),
   });
 
-  async function interactionsOf(orgId: string, rows: Awaited<ReturnType<typeof q.selectTurns>>, now: Date) {
+  async function interactionsOf(orgId: string, rows: InteractionRow[], now: Date) {
     const actions = await q.selectActionsOf(
       store,
       orgId,
-      rows.map((row) => row.id as string),
+      rows.map((row) => row.id),
     );
     return rows.map((row) =>
-      q.renderInteraction(
+      renderInteraction(
         row,
         actions
           .filter((action) => action.interaction_id === row.id)
-          .map((action) => q.renderAction(action, now)),
+          .map((action) => renderAction(action, now)),
       ),
     );
   }
@@ -234,12 +241,12 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         const actionRow = await q.insertAction(tx, {
           ...proposal,
           orgId: caller.orgId,
-          interactionId: row.id as string,
+          interactionId: row.id,
           position: index + 1,
           expiresAt: new Date(now.getTime() + config.actionTtlMs),
           now,
         });
-        actions.push(q.renderAction(actionRow, now));
+        actions.push(renderAction(actionRow, now));
       }
       await recordEvents(
         tx,
@@ -247,7 +254,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         now,
         actions.map((action) => ({ type: "sync.action_proposed", object: action })),
       );
-      return q.renderInteraction(row, actions);
+      return renderInteraction(row, actions);
     });
   }
 
@@ -255,9 +262,9 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   async function decidable(caller: SyncCaller, actionId: string, now: Date, approving: boolean) {
     const row = await q.selectAction(store, caller.orgId, actionId);
     if (!row) throw new AppError("not_found", `No such action: '${actionId}'`);
-    const tool = (await catalogFor(caller.orgId)).get(row.tool as string);
+    const tool = (await catalogFor(caller.orgId)).get(row.tool);
     if (approving && tool) assertToolScope(tool, row.arguments, toolContext(caller, now));
-    const current = q.renderAction(row, now);
+    const current = renderAction(row, now);
     if (current.status === "expired") {
       await q.expireAction(store, caller.orgId, actionId, now);
       throw new AppError("conflict", `action ${actionId} expired at ${current.expires_at}: ask SYNC again`);
@@ -275,16 +282,13 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
 
   async function finish(
     caller: SyncCaller,
-    row: Row,
+    row: ActionRow,
     outcome: { status: "completed" | "rejected" | "failed"; result?: unknown; error?: unknown },
   ): Promise<SyncAction> {
     const now = clock.now();
     return store.transaction(async (tx) => {
-      const finished = q.renderAction(
-        await q.finishAction(tx, caller.orgId, row.id as string, outcome, now),
-        now,
-      );
-      await q.settleInteraction(tx, caller.orgId, row.interaction_id as string, now);
+      const finished = renderAction(await q.finishAction(tx, caller.orgId, row.id, outcome, now), now);
+      await q.settleInteraction(tx, caller.orgId, row.interaction_id, now);
       await recordEvents(tx, caller.orgId, now, [
         { type: `sync.action_${outcome.status}`, object: finished },
       ]);
@@ -301,7 +305,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       if (!tool || tool.access !== "write") {
         return finish(caller, row, {
           status: "failed",
-          error: { code: "not_found", message: `the tool ${String(row.tool)} no longer exists` },
+          error: { code: "not_found", message: `the tool ${row.tool} no longer exists` },
         });
       }
       try {
@@ -324,7 +328,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
     async getAction(orgId, id) {
       const row = await q.selectAction(store, orgId, id);
       if (!row) throw new AppError("not_found", `No such action: '${id}'`);
-      return q.renderAction(row, clock.now());
+      return renderAction(row, clock.now());
     },
     async getInteraction(orgId, id) {
       const row = await q.selectInteraction(store, orgId, id);
@@ -340,7 +344,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       const row = await q.selectConversation(store, orgId, id);
       if (!row) throw new AppError("not_found", `No such conversation: '${id}'`);
       const turns = await q.selectTurns(store, orgId, id, config.maxTurns);
-      return { ...q.renderConversation(row), interactions: await interactionsOf(orgId, turns, clock.now()) };
+      return { ...renderConversation(row), interactions: await interactionsOf(orgId, turns, clock.now()) };
     },
     listConversations: (orgId, query) => q.selectConversationPage(store, orgId, query),
   };

@@ -1,5 +1,5 @@
 import { withDeadline, type Clock, type Logger, type SecretBox } from "../core/index.ts";
-import { recordEvents, renderEvent } from "../engines/index.ts";
+import { recordEvents, renderEvent, type EventRow } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
 import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
 import {
@@ -48,7 +48,7 @@ export function createDeliverer(options: DelivererOptions) {
   return async function deliver(
     delivery: DeliveryRow,
     endpoint: EndpointDeliveryRow,
-    event: Row | undefined,
+    event: EventRow | undefined,
   ): Promise<void> {
     const result = event
       ? await sendEvent(options, endpoint, event)
@@ -74,7 +74,7 @@ export function createDeliverer(options: DelivererOptions) {
   };
 }
 
-async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRow, event: Row) {
+async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRow, event: EventRow) {
   const now = options.clock.now();
   let secrets: string[];
   try {
@@ -85,7 +85,7 @@ async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRo
   }
   // Serialized once per attempt: these bytes are signed and sent, unchanged.
   const body = JSON.stringify(renderEvent(event));
-  const id = event.id as string;
+  const id = event.id;
   const headers = { ...endpoint.headers, ...signedHeaders({ secrets, id, now, body }) };
   return options.sender.send({ url: endpoint.url, body, headers });
 }

@@ -53,7 +53,7 @@ export function signingSecrets(
 
 export function renderWebhookEndpoint(row: Row): WebhookEndpoint {
   const r = row as unknown as WebhookEndpointRow;
-  const { created_at, updated_at } = baseFields(row, "webhook_endpoint");
+  const { created_at, updated_at } = baseFields(r, "webhook_endpoint");
   return {
     id: r.id,
     object: "webhook_endpoint",

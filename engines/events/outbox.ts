@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, newId, rfc3339 } from "../../core/index.ts";
-import type { Queryable, Row } from "../../store/index.ts";
+import type { Queryable } from "../../store/index.ts";
 import { likePattern, SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
 
@@ -24,6 +24,18 @@ export const EventSchema = z
   })
   .meta({ id: "Event" });
 export type Event = z.infer<typeof EventSchema>;
+
+/** An `events` row as the store returns it (migration 0004). */
+export interface EventRow {
+  id: string;
+  org_id: string;
+  type: string;
+  /** jsonb, written only by `eventsInsert` */
+  data: Event["data"];
+  created_at: Date;
+  /** bigserial: write order */
+  seq: number;
+}
 
 export interface EventInput {
   type: string;
@@ -99,13 +111,13 @@ export interface EventListQuery {
 }
 
 /** An event row as the API renders it: also the exact webhook payload. */
-export function renderEvent(row: Row): Event {
+export function renderEvent(row: EventRow): Event {
   return {
-    id: row.id as string,
+    id: row.id,
     object: "event",
-    type: row.type as string,
-    timestamp: rfc3339(row.created_at as Date),
-    data: row.data as Event["data"],
+    type: row.type,
+    timestamp: rfc3339(row.created_at),
+    data: row.data,
   };
 }
 
@@ -179,7 +191,7 @@ export async function eventsAfter(
   );
   if (query.types?.length) where.add(`type = ANY(${where.bind(query.types)}::text[])`);
   if (query.typePrefix) where.add(`type LIKE ${where.bind(likePattern(query.typePrefix).slice(1))}`);
-  const rows = await db.query(
+  const rows = await db.query<EventRow>(
     `SELECT * FROM events ${where.toSql()} ORDER BY seq LIMIT ${Math.max(1, Math.floor(query.limit))}`,
     where.params,
   );
@@ -187,13 +199,13 @@ export async function eventsAfter(
 }
 
 /** Events by id, across organizations (the queue workers' batch read; a purged event is absent). */
-export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, Row>> {
-  const rows = await db.query("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
-  return new Map(rows.map((row) => [row.id as string, row]));
+export async function eventsById(db: Queryable, ids: string[]): Promise<Map<string, EventRow>> {
+  const rows = await db.query<EventRow>("SELECT * FROM events WHERE id = ANY($1::text[])", [ids]);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export async function getEvent(db: Queryable, orgId: string, id: string): Promise<Event> {
-  const rows = await db.query("SELECT * FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
+  const rows = await db.query<EventRow>("SELECT * FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
   if (!rows[0]) throw new AppError("not_found", `No such event: '${id}'`);
   return renderEvent(rows[0]);
 }

@@ -6,7 +6,6 @@ import {
   multiplyDecimals,
   subtractDecimals,
 } from "../../core/index.ts";
-import type { Row } from "../../store/index.ts";
 import { AmountSchema, CurrencySchema, DateSchema, idOf, MetadataSchema, text } from "../fields.ts";
 import type { Branch } from "../list-query.ts";
 import {
@@ -15,6 +14,7 @@ import {
   rfc,
   rfcOrNull,
   type ResourceDefinition,
+  type ResourceRow,
   type RuleContext,
 } from "../resource.ts";
 import { defineStateMachine } from "../state-machine.ts";
@@ -99,6 +99,7 @@ const LineItemSchema = z.object({
   unit_price: z.number(),
   amount: z.number(),
 });
+/** A line item as `line_items` stores it (priced here, exact decimals as strings). */
 type StoredLineItem = {
   product_id: string | null;
   description: string | null;
@@ -106,6 +107,27 @@ type StoredLineItem = {
   unit_price: string;
   amount: string;
 };
+
+/** An `invoices` row as the store returns it (migrations 0002, 0008). */
+export interface InvoiceRow extends ResourceRow {
+  number: string;
+  client: string;
+  contact_id: string | null;
+  /** numeric: exact, as a string */
+  amount: string;
+  amount_paid: string;
+  /** char(3) */
+  currency: string;
+  status: InvoiceStatus;
+  /** date: `YYYY-MM-DD` */
+  due_date: string;
+  description: string | null;
+  /** jsonb, written only by this file (`pricedLineItems`) */
+  line_items: StoredLineItem[];
+  issued_at: Date | null;
+  paid_at: Date | null;
+  voided_at: Date | null;
+}
 
 export const InvoiceSchema = z
   .object({
@@ -211,7 +233,7 @@ async function checkReferences(
   }
 }
 
-export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate> = {
+export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate, InvoiceRow> = {
   name: "invoices",
   object: "invoice",
   prefix: "inv",
@@ -290,26 +312,26 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
     };
   },
   async update(row, patch, ctx) {
-    const current = effectiveStatus(row.status as InvoiceStatus, row.due_date as string, ctx.today);
+    const current = effectiveStatus(row.status, row.due_date, ctx.today);
     const transition = patch.status ? INVOICE_LIFECYCLE.move(current, patch.status, ctx.now) : {};
     INVOICE_LIFECYCLE.assertEditable(current, patch);
     await checkReferences(patch, ctx);
     const items = patch.line_items ? pricedLineItems(patch.line_items) : undefined;
     const amount = items ? reconcileAmount(patch.amount, items) : patch.amount;
-    if (amount !== undefined && !items && (row.line_items as unknown[]).length > 0) {
+    if (amount !== undefined && !items && row.line_items.length > 0) {
       throw new AppError("validation_failed", "amount follows line_items; change the line items instead", {
         errors: [
           { param: "amount", code: "amount_from_line_items", message: "send line_items with the new amount" },
         ],
       });
     }
-    if (amount !== undefined && compareDecimals(amount, String(row.amount_paid)) < 0) {
-      throw new AppError("validation_failed", `amount is below the ${String(row.amount_paid)} already paid`, {
+    if (amount !== undefined && compareDecimals(amount, row.amount_paid) < 0) {
+      throw new AppError("validation_failed", `amount is below the ${row.amount_paid} already paid`, {
         errors: [{ param: "amount", code: "amount_below_paid", message: "delete payments first" }],
       });
     }
-    if (patch.currency !== undefined && patch.currency !== (row.currency as string).trim()) {
-      if (compareDecimals(String(row.amount_paid), "0") > 0) {
+    if (patch.currency !== undefined && patch.currency !== row.currency.trim()) {
+      if (compareDecimals(row.amount_paid, "0") > 0) {
         throw new AppError("validation_failed", "The invoice has payments; its currency cannot change", {
           errors: [{ param: "currency", code: "currency_locked", message: "the invoice has payments" }],
         });
@@ -330,7 +352,7 @@ export const invoices: ResourceDefinition<Invoice, InvoiceCreate, InvoiceUpdate>
   },
   // Stripe's rule: only drafts are deleted; an issued invoice is voided, so its record stays.
   beforeDelete(row, ctx) {
-    const status = effectiveStatus(row.status as InvoiceStatus, row.due_date as string, ctx.today);
+    const status = effectiveStatus(row.status, row.due_date, ctx.today);
     if (status !== "draft") {
       throw new AppError(
         "invalid_state_transition",
@@ -361,28 +383,28 @@ function amountRemaining(status: InvoiceStatus, amount: string, paid: string): n
   return Number(subtractDecimals(String(amount), String(paid)));
 }
 
-export function renderInvoice(row: Row, today: string): Invoice {
-  const dueDate = row.due_date as string;
-  const status = effectiveStatus(row.status as InvoiceStatus, dueDate, today);
+export function renderInvoice(row: InvoiceRow, today: string): Invoice {
+  const dueDate = row.due_date;
+  const status = effectiveStatus(row.status, dueDate, today);
   // Spelled out, not `...baseFields(row)`: V8 builds a literal with a spread and this
   // many further keys as a slow dictionary object (6× slower to render and serialize).
   return {
-    id: row.id as string,
+    id: row.id,
     object: "invoice",
     created_at: rfc(row.created_at),
     updated_at: rfc(row.updated_at),
-    number: row.number as string,
-    client: row.client as string,
-    contact_id: (row.contact_id as string | null) ?? null,
+    number: row.number,
+    client: row.client,
+    contact_id: row.contact_id ?? null,
     amount: Number(row.amount),
     amount_paid: Number(row.amount_paid),
-    amount_remaining: amountRemaining(status, row.amount as string, row.amount_paid as string),
-    currency: (row.currency as string).trim(),
+    amount_remaining: amountRemaining(status, row.amount, row.amount_paid),
+    currency: row.currency.trim(),
     status,
     due_date: dueDate,
     days_overdue: daysOverdue(status, dueDate, today),
-    description: (row.description as string | null) ?? null,
-    line_items: (row.line_items as StoredLineItem[]).map((item) => ({
+    description: row.description ?? null,
+    line_items: row.line_items.map((item) => ({
       product_id: item.product_id,
       description: item.description,
       quantity: Number(item.quantity),
@@ -392,6 +414,6 @@ export function renderInvoice(row: Row, today: string): Invoice {
     issued_at: rfcOrNull(row.issued_at),
     paid_at: rfcOrNull(row.paid_at),
     voided_at: rfcOrNull(row.voided_at),
-    metadata: row.metadata as Record<string, string>,
+    metadata: row.metadata,
   };
 }

@@ -1,7 +1,7 @@
 import { isoDate } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
 import { recordEvents } from "../events/outbox.ts";
-import { INVOICE_LIFECYCLE, renderInvoice } from "./invoices.ts";
+import { INVOICE_LIFECYCLE, renderInvoice, type InvoiceRow } from "./invoices.ts";
 
 const BATCH = 500;
 
@@ -16,7 +16,7 @@ export async function markOverdueInvoices(store: Store, now: Date): Promise<numb
   let total = 0;
   for (;;) {
     const marked = await store.transaction(async (tx) => {
-      const rows = await tx.query(
+      const rows = await tx.query<InvoiceRow>(
         `UPDATE invoices SET status = 'overdue', updated_at = $2::timestamptz
          WHERE id IN (
            SELECT id FROM invoices WHERE status = 'open' AND due_date < $1::date
@@ -25,9 +25,8 @@ export async function markOverdueInvoices(store: Store, now: Date): Promise<numb
          RETURNING *`,
         [today, now.toISOString()],
       );
-      const byOrg = new Map<string, typeof rows>();
-      for (const row of rows)
-        byOrg.set(row.org_id as string, [...(byOrg.get(row.org_id as string) ?? []), row]);
+      const byOrg = new Map<string, InvoiceRow[]>();
+      for (const row of rows) byOrg.set(row.org_id, [...(byOrg.get(row.org_id) ?? []), row]);
       for (const [orgId, orgRows] of byOrg) {
         const type = INVOICE_LIFECYCLE.timedEvent("overdue");
         const events = orgRows.map((row) => ({ type, object: renderInvoice(row, today) }));

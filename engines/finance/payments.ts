@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { addDecimals, AppError, compareDecimals, subtractDecimals } from "../../core/index.ts";
-import type { Row } from "../../store/index.ts";
 import { AmountSchema, CurrencySchema, idOf, MetadataSchema, text, TimestampSchema } from "../fields.ts";
 import {
   baseFields,
@@ -8,9 +7,10 @@ import {
   recordChange,
   rfc,
   type ResourceDefinition,
+  type ResourceRow,
   type RuleContext,
 } from "../resource.ts";
-import { effectiveStatus, invoices, renderInvoice, type InvoiceStatus } from "./invoices.ts";
+import { effectiveStatus, invoices, renderInvoice, type InvoiceRow, type InvoiceStatus } from "./invoices.ts";
 
 export const PAYMENT_METHODS = ["card", "bank_transfer", "direct_debit", "cash", "check", "other"] as const;
 
@@ -30,6 +30,19 @@ export const PaymentSchema = z
   })
   .meta({ id: "Payment" });
 export type Payment = z.infer<typeof PaymentSchema>;
+
+/** A `payments` row as the store returns it (migration 0008). */
+export interface PaymentRow extends ResourceRow {
+  invoice_id: string;
+  /** numeric: exact, as a string */
+  amount: string;
+  /** char(3) */
+  currency: string;
+  /** text, written only from `PaymentCreateSchema` and `PaymentUpdateSchema` */
+  method: Payment["method"];
+  reference: string | null;
+  received_at: Date;
+}
 
 const PositiveAmountSchema = AmountSchema.refine((value) => compareDecimals(value, "0") > 0, {
   message: "must be greater than 0",
@@ -71,11 +84,11 @@ async function applyToInvoice(
   ctx: RuleContext,
   invoiceId: string,
   delta: { amount: string; currency?: string; removing: boolean },
-): Promise<Row> {
-  const [invoice] = await ctx.tx.query("SELECT * FROM invoices WHERE org_id = $1 AND id = $2 FOR UPDATE", [
-    ctx.orgId,
-    invoiceId,
-  ]);
+): Promise<InvoiceRow> {
+  const [invoice] = await ctx.tx.query<InvoiceRow>(
+    "SELECT * FROM invoices WHERE org_id = $1 AND id = $2 FOR UPDATE",
+    [ctx.orgId, invoiceId],
+  );
   if (!invoice) {
     throw new AppError("validation_failed", `No such invoice: '${invoiceId}'`, {
       errors: [
@@ -83,21 +96,21 @@ async function applyToInvoice(
       ],
     });
   }
-  const status = effectiveStatus(invoice.status as InvoiceStatus, invoice.due_date as string, ctx.today);
+  const status = effectiveStatus(invoice.status, invoice.due_date, ctx.today);
   if (!PAYABLE.includes(status)) {
     const action = delta.removing ? "its payments cannot be deleted" : "it cannot take payments";
     throw new AppError("invalid_state_transition", `Invoice ${invoiceId} is ${status}; ${action}`, {
       errors: [{ param: "invoice_id", code: "invoice_not_payable", message: `the invoice is ${status}` }],
     });
   }
-  const currency = (invoice.currency as string).trim();
+  const currency = invoice.currency.trim();
   if (delta.currency !== undefined && delta.currency !== currency) {
     throw new AppError("validation_failed", `The invoice is in ${currency}; a payment must be too`, {
       errors: [{ param: "currency", code: "currency_mismatch", message: `must be ${currency}` }],
     });
   }
-  const paid = String(invoice.amount_paid);
-  const total = String(invoice.amount);
+  const paid = invoice.amount_paid;
+  const total = invoice.amount;
   const remaining = subtractDecimals(total, paid);
   if (!delta.removing && compareDecimals(delta.amount, remaining) > 0) {
     throw new AppError("validation_failed", `The payment exceeds the invoice's remaining ${remaining}`, {
@@ -106,7 +119,7 @@ async function applyToInvoice(
   }
   const newPaid = delta.removing ? subtractDecimals(paid, delta.amount) : addDecimals([paid, delta.amount]);
   const settles = compareDecimals(newPaid, total) >= 0;
-  const [updated] = await ctx.tx.query(
+  const [updated] = await ctx.tx.query<InvoiceRow>(
     `UPDATE invoices SET amount_paid = $3::numeric, updated_at = $4::timestamptz,
        status = CASE WHEN $5::boolean THEN 'paid' ELSE status END,
        paid_at = CASE WHEN $5::boolean THEN $4::timestamptz ELSE paid_at END
@@ -117,7 +130,7 @@ async function applyToInvoice(
   return invoice;
 }
 
-export const payments: ResourceDefinition<Payment, PaymentCreate, PaymentUpdate> = {
+export const payments: ResourceDefinition<Payment, PaymentCreate, PaymentUpdate, PaymentRow> = {
   name: "payments",
   object: "payment",
   prefix: "pay",
@@ -149,7 +162,7 @@ export const payments: ResourceDefinition<Payment, PaymentCreate, PaymentUpdate>
     return {
       invoice_id: input.invoice_id,
       amount: input.amount,
-      currency: (invoice.currency as string).trim(),
+      currency: invoice.currency.trim(),
       method: input.method,
       reference: input.reference ?? null,
       received_at: input.received_at ? new Date(input.received_at) : ctx.now,
@@ -165,17 +178,17 @@ export const payments: ResourceDefinition<Payment, PaymentCreate, PaymentUpdate>
   // A payment recorded in error is deleted and the invoice's balance restored; once the
   // invoice is paid (or void) its payments are its record and stay.
   async beforeDelete(row, ctx) {
-    await applyToInvoice(ctx, row.invoice_id as string, { amount: String(row.amount), removing: true });
+    await applyToInvoice(ctx, row.invoice_id, { amount: row.amount, removing: true });
   },
   render: (row) => ({
     ...baseFields(row, "payment"),
     object: "payment",
-    invoice_id: row.invoice_id as string,
+    invoice_id: row.invoice_id,
     amount: Number(row.amount),
-    currency: (row.currency as string).trim(),
-    method: row.method as Payment["method"],
-    reference: (row.reference as string | null) ?? null,
+    currency: row.currency.trim(),
+    method: row.method,
+    reference: row.reference ?? null,
     received_at: rfc(row.received_at),
-    metadata: row.metadata as Record<string, string>,
+    metadata: row.metadata,
   }),
 };

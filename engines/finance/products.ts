@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AmountSchema, CurrencySchema, MetadataSchema, text } from "../fields.ts";
-import { baseFields, mergeMetadata, type ResourceDefinition } from "../resource.ts";
+import { baseFields, mergeMetadata, type ResourceDefinition, type ResourceRow } from "../resource.ts";
 
 export const ProductSchema = z
   .object({
@@ -39,7 +39,19 @@ export type ProductCreate = z.infer<typeof ProductCreateSchema>;
 export const ProductUpdateSchema = ProductCreateSchema.partial().strict();
 export type ProductUpdate = z.infer<typeof ProductUpdateSchema>;
 
-export const products: ResourceDefinition<Product, ProductCreate, ProductUpdate> = {
+/** A `products` row as the store returns it (migration 0002). */
+export interface ProductRow extends ResourceRow {
+  name: string;
+  sku: string | null;
+  description: string | null;
+  /** numeric: exact, as a string */
+  price: string;
+  /** char(3) */
+  currency: string;
+  active: boolean;
+}
+
+export const products: ResourceDefinition<Product, ProductCreate, ProductUpdate, ProductRow> = {
   name: "products",
   object: "product",
   prefix: "prod",
@@ -81,12 +93,12 @@ export const products: ResourceDefinition<Product, ProductCreate, ProductUpdate>
   render: (row) => ({
     ...baseFields(row, "product"),
     object: "product",
-    name: row.name as string,
-    sku: (row.sku as string | null) ?? null,
-    description: (row.description as string | null) ?? null,
+    name: row.name,
+    sku: row.sku ?? null,
+    description: row.description ?? null,
     price: Number(row.price),
-    currency: (row.currency as string).trim(),
-    active: row.active as boolean,
-    metadata: row.metadata as Record<string, string>,
+    currency: row.currency.trim(),
+    active: row.active,
+    metadata: row.metadata,
   }),
 };

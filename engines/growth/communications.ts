@@ -6,6 +6,7 @@ import {
   mergeMetadata,
   rfc,
   type ResourceDefinition,
+  type ResourceRow,
   type RuleContext,
 } from "../resource.ts";
 
@@ -47,12 +48,28 @@ export type CommunicationCreate = z.infer<typeof CommunicationCreateSchema>;
 export const CommunicationUpdateSchema = CommunicationCreateSchema.partial().strict();
 export type CommunicationUpdate = z.infer<typeof CommunicationUpdateSchema>;
 
+/** A `communications` row as the store returns it (migration 0006). */
+export interface CommunicationRow extends ResourceRow {
+  contact_id: string;
+  deal_id: string | null;
+  channel: Communication["channel"];
+  direction: Communication["direction"];
+  subject: string | null;
+  body: string | null;
+  occurred_at: Date;
+}
+
 async function checkReferences(input: CommunicationUpdate, ctx: RuleContext): Promise<void> {
   if (input.contact_id) await assertReference(ctx, "contacts", input.contact_id, "contact_id");
   if (input.deal_id) await assertReference(ctx, "deals", input.deal_id, "deal_id");
 }
 
-export const communications: ResourceDefinition<Communication, CommunicationCreate, CommunicationUpdate> = {
+export const communications: ResourceDefinition<
+  Communication,
+  CommunicationCreate,
+  CommunicationUpdate,
+  CommunicationRow
+> = {
   name: "communications",
   object: "communication",
   prefix: "comm",
@@ -110,13 +127,13 @@ export const communications: ResourceDefinition<Communication, CommunicationCrea
   render: (row) => ({
     ...baseFields(row, "communication"),
     object: "communication",
-    contact_id: row.contact_id as string,
-    deal_id: (row.deal_id as string | null) ?? null,
-    channel: row.channel as Communication["channel"],
-    direction: row.direction as Communication["direction"],
-    subject: (row.subject as string | null) ?? null,
-    body: (row.body as string | null) ?? null,
+    contact_id: row.contact_id,
+    deal_id: row.deal_id ?? null,
+    channel: row.channel,
+    direction: row.direction,
+    subject: row.subject ?? null,
+    body: row.body ?? null,
     occurred_at: rfc(row.occurred_at),
-    metadata: row.metadata as Record<string, string>,
+    metadata: row.metadata,
   }),
 };

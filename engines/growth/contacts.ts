@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
 import { EmailSchema, MetadataSchema, text } from "../fields.ts";
-import { baseFields, mergeMetadata, type ResourceDefinition } from "../resource.ts";
+import { baseFields, mergeMetadata, type ResourceDefinition, type ResourceRow } from "../resource.ts";
 
 export const LIFECYCLE_STAGES = ["lead", "prospect", "customer", "churned"] as const;
 
@@ -51,7 +51,18 @@ export type ContactCreate = z.infer<typeof ContactCreateSchema>;
 export const ContactUpdateSchema = ContactCreateSchema.partial().strict();
 export type ContactUpdate = z.infer<typeof ContactUpdateSchema>;
 
-export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate> = {
+/** A `contacts` row as the store returns it (migration 0002). */
+export interface ContactRow extends ResourceRow {
+  name: string;
+  email: string | null;
+  phone: string | null;
+  company: string | null;
+  tags: string[];
+  /** text, written only from `ContactCreateSchema` and `ContactUpdateSchema` */
+  lifecycle_stage: Contact["lifecycle_stage"];
+}
+
+export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate, ContactRow> = {
   name: "contacts",
   object: "contact",
   prefix: "con",
@@ -103,20 +114,20 @@ export const contacts: ResourceDefinition<Contact, ContactCreate, ContactUpdate>
     if (referrers.length > 0) {
       throw new AppError(
         "conflict",
-        `Contact '${String(row.id)}' has ${referrers.join(" and ")}; reassign or delete them first`,
+        `Contact '${row.id}' has ${referrers.join(" and ")}; reassign or delete them first`,
       );
     }
   },
   render: (row) => ({
     ...baseFields(row, "contact"),
     object: "contact",
-    name: row.name as string,
-    email: (row.email as string | null) ?? null,
-    phone: (row.phone as string | null) ?? null,
-    company: (row.company as string | null) ?? null,
-    tags: row.tags as string[],
-    lifecycle_stage: row.lifecycle_stage as Contact["lifecycle_stage"],
-    metadata: row.metadata as Record<string, string>,
+    name: row.name,
+    email: row.email ?? null,
+    phone: row.phone ?? null,
+    company: row.company ?? null,
+    tags: row.tags,
+    lifecycle_stage: row.lifecycle_stage,
+    metadata: row.metadata,
   }),
   events: {
     types: [

@@ -7,6 +7,7 @@ import {
   mergeMetadata,
   rfcOrNull,
   type ResourceDefinition,
+  type ResourceRow,
 } from "../resource.ts";
 import { defineStateMachine } from "../state-machine.ts";
 
@@ -94,7 +95,21 @@ export const DealUpdateSchema = z
   .strict();
 export type DealUpdate = z.infer<typeof DealUpdateSchema>;
 
-export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
+/** A `deals` row as the store returns it (migration 0006). */
+export interface DealRow extends ResourceRow {
+  title: string;
+  contact_id: string | null;
+  /** numeric: exact, as a string */
+  value: string;
+  /** char(3) */
+  currency: string;
+  stage: DealStage;
+  /** date: `YYYY-MM-DD` */
+  expected_close_date: string | null;
+  closed_at: Date | null;
+}
+
+export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate, DealRow> = {
   name: "deals",
   object: "deal",
   prefix: "deal",
@@ -138,7 +153,7 @@ export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
     };
   },
   async update(row, patch, ctx) {
-    const current = row.stage as DealStage;
+    const current = row.stage;
     const transition = patch.stage ? DEAL_LIFECYCLE.move(current, patch.stage, ctx.now) : {};
     DEAL_LIFECYCLE.assertEditable(current, patch);
     if (patch.contact_id) await assertReference(ctx, "contacts", patch.contact_id, "contact_id");
@@ -160,20 +175,20 @@ export const deals: ResourceDefinition<Deal, DealCreate, DealUpdate> = {
     if (used.length > 0) {
       throw new AppError(
         "conflict",
-        `Deal '${String(row.id)}' has communications; delete them or move them off the deal first`,
+        `Deal '${row.id}' has communications; delete them or move them off the deal first`,
       );
     }
   },
   render: (row) => ({
     ...baseFields(row, "deal"),
     object: "deal",
-    title: row.title as string,
-    contact_id: (row.contact_id as string | null) ?? null,
+    title: row.title,
+    contact_id: row.contact_id ?? null,
     value: Number(row.value),
-    currency: (row.currency as string).trim(),
-    stage: row.stage as DealStage,
-    expected_close_date: (row.expected_close_date as string | null) ?? null,
+    currency: row.currency.trim(),
+    stage: row.stage,
+    expected_close_date: row.expected_close_date ?? null,
     closed_at: rfcOrNull(row.closed_at),
-    metadata: row.metadata as Record<string, string>,
+    metadata: row.metadata,
   }),
 };

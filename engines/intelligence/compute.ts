@@ -9,6 +9,14 @@ const DAY_MS = 86_400_000;
 type Money = Record<string, number>;
 type Window = [since: string, until: string];
 
+/**
+ * `{ [key]: make() }` for each of `keys`. The one assertion of this file: `Object.fromEntries` is
+ * typed by string keys, and every key of `K` is given one here.
+ */
+function everyKey<K extends string, V>(keys: readonly K[], make: () => V): Record<K, V> {
+  return Object.fromEntries(keys.map((key) => [key, make()])) as Record<K, V>;
+}
+
 /** `(now − days, now]` as bound parameters. */
 function window(now: Date, days: number): Window {
   return [new Date(now.getTime() - days * DAY_MS).toISOString(), now.toISOString()];
@@ -162,14 +170,8 @@ function invoicedByCurrency(tx: Queryable, orgId: string, [since, until]: Window
 async function growthFigures(tx: Queryable, orgId: string, now: Date): Promise<SnapshotBody["growth"]> {
   const [contacts] = await contactCounts(tx, orgId, window(now, 30));
   const byStage = await dealsByStage(tx, orgId);
-  const openDeals = Object.fromEntries(OPEN_DEAL_STAGES.map((stage) => [stage, 0])) as Record<
-    (typeof OPEN_DEAL_STAGES)[number],
-    number
-  >;
-  const pipeline = Object.fromEntries(OPEN_DEAL_STAGES.map((stage) => [stage, {}])) as Record<
-    (typeof OPEN_DEAL_STAGES)[number],
-    Money
-  >;
+  const openDeals = everyKey(OPEN_DEAL_STAGES, () => 0);
+  const pipeline = everyKey(OPEN_DEAL_STAGES, (): Money => ({}));
   let won = 0;
   let lost = 0;
   for (const row of byStage) {
@@ -209,10 +211,7 @@ function dealsByStage(tx: Queryable, orgId: string) {
 }
 
 async function talentFigures(tx: Queryable, orgId: string, now: Date): Promise<SnapshotBody["talent"]> {
-  const byStatus = Object.fromEntries(CANDIDATE_STATUSES.map((status) => [status, 0])) as Record<
-    (typeof CANDIDATE_STATUSES)[number],
-    number
-  >;
+  const byStatus = everyKey(CANDIDATE_STATUSES, () => 0);
   const rows = await tx.query<{ status: (typeof CANDIDATE_STATUSES)[number]; n: number }>(
     "SELECT status, count(*) AS n FROM candidates WHERE org_id = $1 GROUP BY status",
     [orgId],

@@ -1,5 +1,5 @@
 import { AppError, newId, type Clock, type Logger } from "../../core/index.ts";
-import type { Queryable, Row, Store } from "../../store/index.ts";
+import type { Queryable, Store } from "../../store/index.ts";
 import { SqlWhere, type ListQuery } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
 import { rfc } from "../resource.ts";
@@ -12,12 +12,24 @@ import { SnapshotBodySchema, type IntelligenceSnapshot } from "./schema.ts";
  * refreshes its own with `POST /v1/intelligence/snapshots`. Snapshots never change.
  */
 
+/** An `intelligence_snapshots` row as the store returns it (migration 0012). */
+interface SnapshotRow {
+  id: string;
+  org_id: string;
+  computed_at: Date;
+  /** jsonb: `SnapshotBodySchema`, parsed on the way back */
+  snapshot: unknown;
+  created_at: Date;
+  /** bigserial: write order */
+  seq: number;
+}
+
 /** Renders a stored row; the jsonb is read back through its schema (a boundary). */
-function renderSnapshot(row: Row): IntelligenceSnapshot {
+function renderSnapshot(row: SnapshotRow): IntelligenceSnapshot {
   const body = SnapshotBodySchema.parse(row.snapshot);
   const created = rfc(row.created_at);
   return {
-    id: row.id as string,
+    id: row.id,
     object: "intelligence_snapshot",
     computed_at: rfc(row.computed_at),
     created_at: created,
@@ -45,7 +57,7 @@ export async function refreshSnapshot(
     // Seven reads, one instant: no payment lands between the outstanding and the paid figures.
     await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
     const body = await computeSnapshot(tx, orgId, now);
-    const [row] = await tx.query(
+    const [row] = await tx.query<SnapshotRow>(
       `INSERT INTO intelligence_snapshots (id, org_id, computed_at, snapshot, created_at)
        VALUES ($1, $2, $3::timestamptz, $4::jsonb, $3::timestamptz) RETURNING *`,
       [newId("snap"), orgId, now.toISOString(), body],
@@ -59,7 +71,7 @@ export async function refreshSnapshot(
  * The function runtime injects it as `ctx.snapshot`.
  */
 export async function latestSnapshot(store: Store, orgId: string): Promise<IntelligenceSnapshot | null> {
-  const [row] = await store.query(
+  const [row] = await store.query<SnapshotRow>(
     `SELECT * FROM intelligence_snapshots WHERE org_id = $1 ORDER BY computed_at DESC, seq DESC LIMIT 1`,
     [orgId],
   );
@@ -67,10 +79,10 @@ export async function latestSnapshot(store: Store, orgId: string): Promise<Intel
 }
 
 export async function getSnapshot(db: Queryable, orgId: string, id: string): Promise<IntelligenceSnapshot> {
-  const [row] = await db.query("SELECT * FROM intelligence_snapshots WHERE org_id = $1 AND id = $2", [
-    orgId,
-    id,
-  ]);
+  const [row] = await db.query<SnapshotRow>(
+    "SELECT * FROM intelligence_snapshots WHERE org_id = $1 AND id = $2",
+    [orgId, id],
+  );
   if (!row) throw new AppError("not_found", `No such intelligence_snapshot: '${id}'`);
   return renderSnapshot(row);
 }

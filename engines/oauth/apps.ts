@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, newId, randomBase62, rfc3339, sha256Hex, type Clock } from "../../core/index.ts";
-import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
@@ -83,17 +83,35 @@ export type OAuthAppUpdate = z.input<typeof OAuthAppUpdateSchema>;
 /** An app with its client secret, which is shown at creation and rotation only. */
 export type OAuthAppWithSecret = OAuthApp & { client_secret: string | null };
 
-function render(row: Row): OAuthApp {
+/** An `oauth_apps` row as the store returns it (migration 0017). */
+interface OAuthAppRow {
+  id: string;
+  org_id: string;
+  name: string;
+  logo_url: string | null;
+  redirect_uris: string[];
+  kind: AppKind;
+  scopes: string[];
+  client_id: string;
+  /** SHA-256 hex of the client secret; null for a public app */
+  client_secret_hash: string | null;
+  secret_last4: string | null;
+  created_by_user: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function render(row: OAuthAppRow): OAuthApp {
   return {
     ...baseFields(row, "oauth_app"),
     object: "oauth_app",
-    name: row.name as string,
-    logo_url: (row.logo_url as string | null) ?? null,
-    redirect_uris: row.redirect_uris as string[],
-    kind: row.kind as AppKind,
-    scopes: row.scopes as string[],
-    client_id: row.client_id as string,
-    redacted_secret: row.secret_last4 ? `${SECRET_PREFIX}…${row.secret_last4 as string}` : null,
+    name: row.name,
+    logo_url: row.logo_url ?? null,
+    redirect_uris: row.redirect_uris,
+    kind: row.kind,
+    scopes: row.scopes,
+    client_id: row.client_id,
+    redacted_secret: row.secret_last4 ? `${SECRET_PREFIX}…${row.secret_last4}` : null,
   };
 }
 
@@ -116,7 +134,7 @@ export async function createOAuthApp(
   const secret = app.kind === "confidential" ? newSecret() : null;
   const now = clock.now();
   return inTransaction(db, async (tx) => {
-    const rows = await tx.query(
+    const rows = await tx.query<OAuthAppRow>(
       `INSERT INTO oauth_apps (id, org_id, name, logo_url, redirect_uris, kind, scopes, client_id, client_secret_hash, secret_last4, created_by_user, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10, $11, $12, $12) RETURNING *`,
       [
@@ -157,7 +175,10 @@ export async function listOAuthApps(
 }
 
 export async function getOAuthApp(db: Queryable, orgId: string, id: string): Promise<OAuthApp> {
-  const [row] = await db.query("SELECT * FROM oauth_apps WHERE org_id = $1 AND id = $2", [orgId, id]);
+  const [row] = await db.query<OAuthAppRow>("SELECT * FROM oauth_apps WHERE org_id = $1 AND id = $2", [
+    orgId,
+    id,
+  ]);
   if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
   return render(row);
 }
@@ -181,7 +202,7 @@ export async function updateOAuthApp(
     type: "oauth_app",
     scopes: [...new Set([...before.scopes, ...(change.scopes ?? [])])],
   });
-  const [row] = await db.query(
+  const [row] = await db.query<OAuthAppRow>(
     `UPDATE oauth_apps SET
        name = COALESCE($3, name),
        logo_url = CASE WHEN $4::boolean THEN $5 ELSE logo_url END,
@@ -221,7 +242,7 @@ export async function rotateOAuthAppSecret(
   }
   requireGrant(grantor, { type: "oauth_app", scopes: app.scopes });
   const secret = newSecret();
-  const [row] = await db.query(
+  const [row] = await db.query<OAuthAppRow>(
     `UPDATE oauth_apps SET client_secret_hash = $3, secret_last4 = $4, updated_at = $5
      WHERE org_id = $1 AND id = $2 RETURNING *`,
     [orgId, id, sha256Hex(secret), secret.slice(-4), rfc3339(clock.now())],
@@ -238,11 +259,7 @@ export interface OAuthClient {
 }
 
 export async function findOAuthClient(db: Queryable, clientId: string): Promise<OAuthClient | undefined> {
-  const [row] = await db.query("SELECT * FROM oauth_apps WHERE client_id = $1", [clientId]);
+  const [row] = await db.query<OAuthAppRow>("SELECT * FROM oauth_apps WHERE client_id = $1", [clientId]);
   if (!row) return undefined;
-  return {
-    app: render(row),
-    orgId: row.org_id as string,
-    secretHash: (row.client_secret_hash as string) ?? null,
-  };
+  return { app: render(row), orgId: row.org_id, secretHash: row.client_secret_hash ?? null };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
-import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { baseFields, rfcOrNull } from "../resource.ts";
@@ -60,28 +60,59 @@ const SELECT = `SELECT i.*, a.name AS app_name, a.client_id, a.logo_url, a.org_i
     u.name AS user_name, u.email AS user_email
   FROM oauth_installations i JOIN oauth_apps a ON a.id = i.app_id LEFT JOIN users u ON u.id = i.user_id`;
 
-function render(row: Row): OAuthInstallation {
+/** An `oauth_installations` row joined with its app and the member who granted it (`SELECT`). */
+interface InstallationRow {
+  id: string;
+  org_id: string;
+  app_id: string;
+  grant_id: string;
+  scopes: string[];
+  user_id: string | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  app_name: string;
+  client_id: string;
+  logo_url: string | null;
+  app_org_id: string;
+  /** Of the LEFT JOIN on users: null when `user_id` is. */
+  user_name: string | null;
+  user_email: string | null;
+}
+
+/** An installation's lock: the grant it acts through, and whether it is disconnected. */
+interface InstallationLockRow {
+  grant_id: string;
+  revoked_at: Date | null;
+}
+
+function render(row: InstallationRow): OAuthInstallation {
   return {
     ...baseFields(row, "oauth_installation"),
     object: "oauth_installation",
-    organization_id: row.org_id as string,
+    organization_id: row.org_id,
     app: {
-      id: row.app_id as string,
-      name: row.app_name as string,
-      client_id: row.client_id as string,
-      logo_url: (row.logo_url as string | null) ?? null,
+      id: row.app_id,
+      name: row.app_name,
+      client_id: row.client_id,
+      logo_url: row.logo_url ?? null,
     },
-    scopes: row.scopes as string[],
-    granted_by: row.user_id
-      ? { id: row.user_id as string, name: row.user_name as string, email: row.user_email as string }
-      : null,
+    scopes: row.scopes,
+    granted_by: grantedBy(row),
     last_used_at: rfcOrNull(row.last_used_at),
     revoked_at: rfcOrNull(row.revoked_at),
   };
 }
 
+/** The member who granted it; `user_id` is a foreign key, so the join found them when it is set. */
+function grantedBy(row: InstallationRow): OAuthInstallation["granted_by"] {
+  if (!row.user_id || row.user_name === null || row.user_email === null) return null;
+  return { id: row.user_id, name: row.user_name, email: row.user_email };
+}
+
 /** Where an installation's events go: its organization, and the app's when that is another. */
-const eventOrgs = (row: Row): string[] => [...new Set([row.org_id as string, row.app_org_id as string])];
+const eventOrgs = (row: InstallationRow): string[] => [...new Set([row.org_id, row.app_org_id])];
 
 export interface Authorization {
   orgId: string;
@@ -107,7 +138,7 @@ export async function authorizeInstallation(
   requireGrant(input.grantor, { type: "oauth_consent", scopes: input.scopes });
   const now = clock.now();
   return inTransaction(db, async (tx) => {
-    const [before] = await tx.query(
+    const [before] = await tx.query<InstallationLockRow>(
       "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND app_id = $2 FOR UPDATE",
       [input.orgId, input.appId],
     );
@@ -118,7 +149,7 @@ export async function authorizeInstallation(
          user_id = EXCLUDED.user_id, revoked_at = NULL, updated_at = EXCLUDED.updated_at`,
       [newId("oins"), input.orgId, input.appId, input.grantId, input.scopes, input.userId, now.toISOString()],
     );
-    const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.app_id = $2`, [
+    const [row] = await tx.query<InstallationRow>(`${SELECT} WHERE i.org_id = $1 AND i.app_id = $2`, [
       input.orgId,
       input.appId,
     ]);
@@ -126,14 +157,14 @@ export async function authorizeInstallation(
     for (const orgId of eventOrgs(row!)) {
       await recordEvents(tx, orgId, now, [{ type: "oauth_app.authorized", object: installation }]);
     }
-    const previous = before && !before.revoked_at ? (before.grant_id as string) : undefined;
+    const previous = before && !before.revoked_at ? before.grant_id : undefined;
     return { installation, previousGrantId: previous === input.grantId ? undefined : previous };
   });
 }
 
 /** The organization's installed (not disconnected) apps, newest first. */
 export async function listInstallations(db: Queryable, orgId: string): Promise<OAuthInstallation[]> {
-  const rows = await db.query(
+  const rows = await db.query<InstallationRow>(
     `${SELECT} WHERE i.org_id = $1 AND i.revoked_at IS NULL ORDER BY i.created_at DESC`,
     [orgId],
   );
@@ -171,18 +202,18 @@ export async function deleteOAuthApp(
 ): Promise<void> {
   const now = clock.now();
   await inTransaction(db, async (tx) => {
-    const [app] = await tx.query(
+    const [app] = await tx.query<{ client_id: string }>(
       "SELECT client_id FROM oauth_apps WHERE org_id = $1 AND id = $2 FOR UPDATE",
       [orgId, id],
     );
     if (!app) throw new AppError("not_found", `No such oauth_app: '${id}'`);
     // Installations are other organizations' rows: found by the app, each acted on in its own org.
-    const live = await tx.query(
+    const live = await tx.query<{ org_id: string; id: string }>(
       "SELECT org_id, id FROM oauth_installations WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at",
       [id],
     );
     for (const installation of live) {
-      await disconnectWithin(tx, now, installation.org_id as string, installation.id as string);
+      await disconnectWithin(tx, now, installation.org_id, installation.id);
     }
     await tx.query("DELETE FROM oauth_apps WHERE org_id = $1 AND id = $2", [orgId, id]);
     await tx.query("DELETE FROM oauth_records WHERE client_id = $1", [app.client_id]);
@@ -196,7 +227,7 @@ async function disconnectWithin(
   orgId: string,
   id: string,
 ): Promise<OAuthInstallation | undefined> {
-  const [locked] = await tx.query(
+  const [locked] = await tx.query<InstallationLockRow>(
     "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND id = $2 FOR UPDATE",
     [orgId, id],
   );
@@ -205,8 +236,8 @@ async function disconnectWithin(
     "UPDATE oauth_installations SET revoked_at = COALESCE(revoked_at, $3), updated_at = $3 WHERE org_id = $1 AND id = $2",
     [orgId, id, now.toISOString()],
   );
-  await revokeGrantRecords(tx, locked.grant_id as string);
-  const [row] = await tx.query(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
+  await revokeGrantRecords(tx, locked.grant_id);
+  const [row] = await tx.query<InstallationRow>(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
   const installation = render(row!);
   if (!locked.revoked_at) {
     for (const target of eventOrgs(row!)) {
@@ -222,13 +253,11 @@ export async function findInstallationGrant(
   orgId: string,
   appId: string,
 ): Promise<{ grantId: string; userId: string | null } | undefined> {
-  const [row] = await db.query(
+  const [row] = await db.query<{ grant_id: string; user_id: string | null }>(
     "SELECT grant_id, user_id FROM oauth_installations WHERE org_id = $1 AND app_id = $2 AND revoked_at IS NULL",
     [orgId, appId],
   );
-  return row
-    ? { grantId: row.grant_id as string, userId: (row.user_id as string | null) ?? null }
-    : undefined;
+  return row ? { grantId: row.grant_id, userId: row.user_id ?? null } : undefined;
 }
 
 /** Records use at most once a minute per installation, off the request's critical path. */

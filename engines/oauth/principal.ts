@@ -1,8 +1,8 @@
 import type { Clock, Plan } from "../../core/index.ts";
-import type { Queryable, Row } from "../../store/index.ts";
+import type { Queryable } from "../../store/index.ts";
 import { roleScopes, type Role } from "../people/roles.ts";
 import type { KeyPrincipal } from "../tenancy/api-keys.ts";
-import { recordId } from "./records.ts";
+import { recordId, type RecordPayload } from "./records.ts";
 import { grantable } from "./scopes.ts";
 
 /** oidc-provider's opaque tokens: 256 random bits as 43 base64url characters. */
@@ -28,7 +28,30 @@ export interface OAuthPrincipal extends KeyPrincipal {
 export const isOAuthPrincipal = (principal: KeyPrincipal): principal is OAuthPrincipal =>
   "oauth" in principal;
 
-const tokenScopes = (payload: Row): string[] =>
+/** A client credentials token's record joined with its app and the app's organization. */
+interface ClientTokenRow {
+  payload: RecordPayload;
+  app_id: string;
+  app_name: string;
+  client_id: string;
+  app_scopes: string[];
+  org_id: string;
+  org_name: string;
+  plan: Plan;
+}
+
+/** An access token's record joined with its installation, its app, the member and their role. */
+interface UserTokenRow extends ClientTokenRow {
+  installation_id: string;
+  /** The installation's scopes: what the consent granted. */
+  granted: string[];
+  user_id: string;
+  email: string;
+  user_name: string;
+  role: Role;
+}
+
+const tokenScopes = (payload: RecordPayload): string[] =>
   typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
 
 /**
@@ -54,7 +77,7 @@ async function userTokenPrincipal(
   id: string,
   now: string,
 ): Promise<OAuthPrincipal | undefined> {
-  const [row] = await db.query(
+  const [row] = await db.query<UserTokenRow>(
     `SELECT r.payload, i.id AS installation_id, i.org_id, i.scopes AS granted, i.user_id,
        a.id AS app_id, a.name AS app_name, a.client_id, a.scopes AS app_scopes,
        u.email, u.name AS user_name, m.role, o.name AS org_name, o.plan
@@ -67,20 +90,20 @@ async function userTokenPrincipal(
      WHERE r.model = 'AccessToken' AND r.id = $1 AND r.expires_at > $2`,
     [id, now],
   );
-  if (!row || (row.payload as Row).accountId !== row.user_id) return undefined;
-  const role = row.role as Role;
-  const allowed = (row.app_scopes as string[]).filter((scope) => (row.granted as string[]).includes(scope));
+  if (!row || row.payload.accountId !== row.user_id) return undefined;
+  const role = row.role;
+  const allowed = row.app_scopes.filter((scope) => row.granted.includes(scope));
   return {
-    keyId: row.installation_id as string,
-    orgId: row.org_id as string,
-    orgName: row.org_name as string,
-    plan: row.plan as Plan,
+    keyId: row.installation_id,
+    orgId: row.org_id,
+    orgName: row.org_name,
+    plan: row.plan,
     kind: "engine",
-    scopes: grantable(tokenScopes(row.payload as Row), allowed, roleScopes(role)),
+    scopes: grantable(tokenScopes(row.payload), allowed, roleScopes(role)),
     oauth: {
       app: appOf(row),
-      installationId: row.installation_id as string,
-      user: { id: row.user_id as string, email: row.email as string, name: row.user_name as string, role },
+      installationId: row.installation_id,
+      user: { id: row.user_id, email: row.email, name: row.user_name, role },
     },
   };
 }
@@ -91,7 +114,7 @@ async function clientTokenPrincipal(
   id: string,
   now: string,
 ): Promise<OAuthPrincipal | undefined> {
-  const [row] = await db.query(
+  const [row] = await db.query<ClientTokenRow>(
     `SELECT r.payload, a.id AS app_id, a.name AS app_name, a.client_id, a.scopes AS app_scopes, a.org_id,
        o.name AS org_name, o.plan
      FROM oauth_records r
@@ -101,13 +124,13 @@ async function clientTokenPrincipal(
     [id, now],
   );
   if (!row) return undefined;
-  const appScopes = row.app_scopes as string[];
-  const asked = tokenScopes(row.payload as Row);
+  const appScopes = row.app_scopes;
+  const asked = tokenScopes(row.payload);
   return {
-    keyId: row.app_id as string,
-    orgId: row.org_id as string,
-    orgName: row.org_name as string,
-    plan: row.plan as Plan,
+    keyId: row.app_id,
+    orgId: row.org_id,
+    orgName: row.org_name,
+    plan: row.plan,
     kind: "engine",
     // Without a `scope` in the request the token carries the app's own scopes.
     scopes: asked.length > 0 ? grantable(asked, appScopes, ["*"]) : appScopes,
@@ -115,11 +138,7 @@ async function clientTokenPrincipal(
   };
 }
 
-const appOf = (row: Row) => ({
-  id: row.app_id as string,
-  name: row.app_name as string,
-  client_id: row.client_id as string,
-});
+const appOf = (row: ClientTokenRow) => ({ id: row.app_id, name: row.app_name, client_id: row.client_id });
 
 /** Whether the installation of `grantId` is connected and `userId`, who consented, is still a member. */
 export async function grantIsLive(db: Queryable, grantId: string, userId: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, type Clock } from "../../core/index.ts";
-import type { Queryable, Row } from "../../store/index.ts";
+import type { Queryable } from "../../store/index.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { requireGrant, type Grantor } from "../tenancy/grants.ts";
@@ -39,15 +39,25 @@ export const MEMBER_EVENT_TYPES: EventType[] = [
   },
 ];
 
-const renderMember = (row: Row, status: Member["status"] = "active"): Member => ({
-  id: row.id as string,
+/** A membership joined with its user (`SELECT_MEMBERS`). */
+interface MemberRow {
+  id: string;
+  user_id: string;
+  role: Role;
+  created_at: Date;
+  email: string;
+  name: string;
+}
+
+const renderMember = (row: MemberRow, status: Member["status"] = "active"): Member => ({
+  id: row.id,
   object: "member",
-  user: row.user_id as string,
-  email: row.email as string,
-  name: row.name as string,
-  role: row.role as Role,
+  user: row.user_id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
   status,
-  created_at: new Date(row.created_at as string).toISOString(),
+  created_at: row.created_at.toISOString(),
 });
 
 const SELECT_MEMBERS = `SELECT m.id, m.user_id, m.role, m.created_at, u.email, u.name
@@ -55,7 +65,7 @@ const SELECT_MEMBERS = `SELECT m.id, m.user_id, m.role, m.created_at, u.email, u
 
 /** The organization's members, oldest first. */
 export async function listMembers(db: Queryable, orgId: string): Promise<Member[]> {
-  const rows = await db.query(`${SELECT_MEMBERS} ORDER BY m.created_at, m.id`, [orgId]);
+  const rows = await db.query<MemberRow>(`${SELECT_MEMBERS} ORDER BY m.created_at, m.id`, [orgId]);
   return rows.map((row) => renderMember(row));
 }
 
@@ -66,7 +76,7 @@ export async function recordJoined(
   orgId: string,
   userId: string,
 ): Promise<void> {
-  const [row] = await tx.query(`${SELECT_MEMBERS} AND m.user_id = $2`, [orgId, userId]);
+  const [row] = await tx.query<MemberRow>(`${SELECT_MEMBERS} AND m.user_id = $2`, [orgId, userId]);
   if (row) await recordEvents(tx, orgId, clock.now(), [{ type: "member.joined", object: renderMember(row) }]);
 }
 
@@ -106,10 +116,10 @@ export async function changeMembership(
   grantor: Grantor,
 ): Promise<void> {
   if (role) requireGrant(grantor, { type: "role", role });
-  const rows = await tx.query(`${SELECT_MEMBERS} ORDER BY m.id FOR UPDATE OF m`, [orgId]);
+  const rows = await tx.query<MemberRow>(`${SELECT_MEMBERS} ORDER BY m.id FOR UPDATE OF m`, [orgId]);
   const row = rows.find((candidate) => candidate.user_id === userId);
   if (!row) throw new AppError("not_found", "No such member");
-  requireGrant(grantor, { type: "role", role: row.role as Role });
+  requireGrant(grantor, { type: "role", role: row.role });
   const owners = rows.filter((candidate) => candidate.role === "owner").length;
   if (row.role === "owner" && role !== "owner" && owners === 1) {
     throw new AppError("conflict", "The organization's last owner cannot leave or change role");

@@ -66,6 +66,29 @@ export async function createSession(
   return { token, csrf, sessionId };
 }
 
+/** A live session joined with its user, the user's role in its organization, and that organization. */
+interface SessionRow {
+  id: string;
+  org_id: string;
+  csrf_hash: string;
+  last_seen_at: Date;
+  user_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  org_name: string;
+  plan: Plan;
+}
+
+/** A session as Settings → Sessions lists it. */
+interface SessionListRow {
+  id: string;
+  user_agent: string;
+  address: string;
+  created_at: Date;
+  last_seen_at: Date;
+}
+
 /** The live session a cookie names, with its user, organization and role; undefined otherwise. */
 export async function resolveSession(
   db: Queryable,
@@ -73,7 +96,7 @@ export async function resolveSession(
   token: string,
 ): Promise<SessionPrincipal | undefined> {
   const now = clock.now();
-  const [row] = await db.query<Record<string, unknown>>(
+  const [row] = await db.query<SessionRow>(
     `SELECT s.id, s.org_id, s.csrf_hash, s.last_seen_at, u.id AS user_id, u.email, u.name, m.role, o.name AS org_name, o.plan
      FROM user_sessions s
      JOIN users u ON u.id = s.user_id
@@ -83,19 +106,18 @@ export async function resolveSession(
     [hashToken(token), now.toISOString(), new Date(now.getTime() - SESSION_IDLE_MS).toISOString()],
   );
   if (!row) return undefined;
-  if (now.getTime() - new Date(row.last_seen_at as string).getTime() > TOUCH_EVERY_MS) {
+  if (now.getTime() - row.last_seen_at.getTime() > TOUCH_EVERY_MS) {
     await db.query(`UPDATE user_sessions SET last_seen_at = $2 WHERE id = $1`, [row.id, now.toISOString()]);
   }
-  const role = row.role as Role;
   return {
-    sessionId: row.id as string,
-    user: { id: row.user_id as string, email: row.email as string, name: row.name as string },
-    orgId: row.org_id as string,
-    orgName: row.org_name as string,
-    plan: row.plan as Plan,
-    role,
-    scopes: roleScopes(role),
-    csrfHash: row.csrf_hash as string,
+    sessionId: row.id,
+    user: { id: row.user_id, email: row.email, name: row.name },
+    orgId: row.org_id,
+    orgName: row.org_name,
+    plan: row.plan,
+    role: row.role,
+    scopes: roleScopes(row.role),
+    csrfHash: row.csrf_hash,
   };
 }
 
@@ -134,16 +156,16 @@ export interface SessionInfo {
 /** The user's live sessions, newest first (Settings → Sessions). */
 export async function listUserSessions(db: Queryable, clock: Clock, userId: string): Promise<SessionInfo[]> {
   const now = clock.now();
-  const rows = await db.query<Record<string, unknown>>(
+  const rows = await db.query<SessionListRow>(
     `SELECT id, user_agent, address, created_at, last_seen_at FROM user_sessions
      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3 ORDER BY created_at DESC`,
     [userId, now.toISOString(), new Date(now.getTime() - SESSION_IDLE_MS).toISOString()],
   );
   return rows.map((row) => ({
-    id: row.id as string,
-    userAgent: row.user_agent as string,
-    address: row.address as string,
-    createdAt: new Date(row.created_at as string),
-    lastSeenAt: new Date(row.last_seen_at as string),
+    id: row.id,
+    userAgent: row.user_agent,
+    address: row.address,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
   }));
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
-import type { Queryable, Row, Store } from "../../store/index.ts";
+import type { Queryable, Store } from "../../store/index.ts";
 import { EmailSchema } from "../fields.ts";
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts";
 import { recordJoined } from "./members.ts";
@@ -31,16 +31,18 @@ export interface UserRow extends User {
   password_hash: string;
 }
 
-const render = (row: Row): User => ({
-  id: row.id as string,
-  email: row.email as string,
-  name: row.name as string,
-});
+/** A `users` row as the store returns it (migration 0016). */
+interface UsersTableRow extends UserRow {
+  created_at: Date;
+  updated_at: Date;
+}
 
 /** The user with this email (any case), with the password hash, or undefined. */
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
-  const [row] = await db.query(`SELECT * FROM users WHERE lower(email) = lower($1)`, [email.trim()]);
-  return row ? { ...render(row), password_hash: row.password_hash as string } : undefined;
+  const [row] = await db.query<UsersTableRow>(`SELECT * FROM users WHERE lower(email) = lower($1)`, [
+    email.trim(),
+  ]);
+  return row ? { id: row.id, email: row.email, name: row.name, password_hash: row.password_hash } : undefined;
 }
 
 /** A new user and its first membership, in the caller's transaction. */
@@ -134,6 +136,20 @@ export interface UserToken {
   role: Role | null;
 }
 
+/** A `user_tokens` row as the store returns it (migration 0016). */
+interface UserTokenRow {
+  id: string;
+  purpose: UserTokenPurpose;
+  token_hash: string;
+  org_id: string | null;
+  email: string | null;
+  /** text, written only from a `Role` (`issueUserToken`) */
+  role: Role | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
 /** The unused, unexpired token of this purpose, or undefined (an unknown, used or stale link look alike). */
 export async function findUserToken(
   db: Queryable,
@@ -142,17 +158,12 @@ export async function findUserToken(
   token: string,
   lock = false,
 ): Promise<UserToken | undefined> {
-  const [row] = await db.query(
+  const [row] = await db.query<UserTokenRow>(
     `SELECT * FROM user_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3${lock ? " FOR UPDATE" : ""}`,
     [hashToken(token), purpose, clock.now().toISOString()],
   );
   if (!row) return undefined;
-  return {
-    id: row.id as string,
-    orgId: (row.org_id as string | null) ?? null,
-    email: (row.email as string | null) ?? null,
-    role: (row.role as Role | null) ?? null,
-  };
+  return { id: row.id, orgId: row.org_id ?? null, email: row.email ?? null, role: row.role ?? null };
 }
 
 export async function useUserToken(db: Queryable, clock: Clock, id: string): Promise<void> {

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
 import { EmailSchema, MetadataSchema, text } from "../fields.ts";
-import { baseFields, mergeMetadata, rfcOrNull, type ResourceDefinition } from "../resource.ts";
+import {
+  baseFields,
+  mergeMetadata,
+  rfcOrNull,
+  type ResourceDefinition,
+  type ResourceRow,
+} from "../resource.ts";
 import { defineStateMachine } from "../state-machine.ts";
 
 export const CANDIDATE_STATUSES = [
@@ -99,7 +105,19 @@ export const CandidateUpdateSchema = z
   .strict();
 export type CandidateUpdate = z.infer<typeof CandidateUpdateSchema>;
 
-export const candidates: ResourceDefinition<Candidate, CandidateCreate, CandidateUpdate> = {
+/** A `candidates` row as the store returns it (migration 0007). */
+export interface CandidateRow extends ResourceRow {
+  name: string;
+  email: string;
+  phone: string | null;
+  position: string;
+  source: string | null;
+  status: CandidateStatus;
+  hired_at: Date | null;
+  rejected_at: Date | null;
+}
+
+export const candidates: ResourceDefinition<Candidate, CandidateCreate, CandidateUpdate, CandidateRow> = {
   name: "candidates",
   object: "candidate",
   prefix: "cand",
@@ -140,7 +158,7 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
     metadata: input.metadata ?? {},
   }),
   update(row, patch, ctx) {
-    const current = row.status as CandidateStatus;
+    const current = row.status;
     const transition = patch.status ? CANDIDATE_LIFECYCLE.move(current, patch.status, ctx.now) : {};
     CANDIDATE_LIFECYCLE.assertEditable(current, patch);
     return {
@@ -159,7 +177,7 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
       row.id,
     ]);
     if (used.length > 0) {
-      throw new AppError("conflict", `Candidate '${String(row.id)}' has skills; delete them first`);
+      throw new AppError("conflict", `Candidate '${row.id}' has skills; delete them first`);
     }
   },
   render(row) {
@@ -167,16 +185,16 @@ export const candidates: ResourceDefinition<Candidate, CandidateCreate, Candidat
     return {
       ...base,
       object: "candidate",
-      name: row.name as string,
-      email: row.email as string,
-      phone: (row.phone as string | null) ?? null,
-      position: row.position as string,
-      source: (row.source as string | null) ?? null,
-      status: row.status as CandidateStatus,
+      name: row.name,
+      email: row.email,
+      phone: row.phone ?? null,
+      position: row.position,
+      source: row.source ?? null,
+      status: row.status,
       applied_at: base.created_at,
       hired_at: rfcOrNull(row.hired_at),
       rejected_at: rfcOrNull(row.rejected_at),
-      metadata: row.metadata as Record<string, string>,
+      metadata: row.metadata,
     };
   },
 };

@@ -7,6 +7,7 @@ import {
   mergeMetadata,
   rfcOrNull,
   type ResourceDefinition,
+  type ResourceRow,
 } from "../resource.ts";
 
 export const SKILL_LEVELS = ["beginner", "intermediate", "advanced", "expert"] as const;
@@ -51,6 +52,16 @@ export type SkillCreate = z.infer<typeof SkillCreateSchema>;
 export const SkillUpdateSchema = z.object(skillFields).partial().strict();
 export type SkillUpdate = z.infer<typeof SkillUpdateSchema>;
 
+/** A `skills` row as the store returns it (migration 0007). */
+export interface SkillRow extends ResourceRow {
+  candidate_id: string;
+  name: string;
+  level: SkillLevel;
+  status: SkillStatus;
+  verified_at: Date | null;
+  verified_by: string | null;
+}
+
 /** Names who verified a skill only on a verified one. */
 function assertVerifiedBy(status: SkillStatus, verifiedBy: string | null | undefined): void {
   if (verifiedBy == null || status === "verified") return;
@@ -60,7 +71,7 @@ function assertVerifiedBy(status: SkillStatus, verifiedBy: string | null | undef
   });
 }
 
-export const skills: ResourceDefinition<Skill, SkillCreate, SkillUpdate> = {
+export const skills: ResourceDefinition<Skill, SkillCreate, SkillUpdate, SkillRow> = {
   name: "skills",
   object: "skill",
   prefix: "skl",
@@ -105,7 +116,7 @@ export const skills: ResourceDefinition<Skill, SkillCreate, SkillUpdate> = {
     };
   },
   update(row, patch, ctx) {
-    const current = row.status as SkillStatus;
+    const current = row.status;
     const status = patch.status ?? current;
     if (current === "verified" && status === "claimed") {
       throw new AppError("invalid_state_transition", "Skill is verified; it cannot become claimed", {
@@ -128,13 +139,13 @@ export const skills: ResourceDefinition<Skill, SkillCreate, SkillUpdate> = {
   render: (row) => ({
     ...baseFields(row, "skill"),
     object: "skill",
-    candidate_id: row.candidate_id as string,
-    name: row.name as string,
-    level: row.level as SkillLevel,
-    status: row.status as SkillStatus,
+    candidate_id: row.candidate_id,
+    name: row.name,
+    level: row.level,
+    status: row.status,
     verified_at: rfcOrNull(row.verified_at),
-    verified_by: (row.verified_by as string | null) ?? null,
-    metadata: row.metadata as Record<string, string>,
+    verified_by: row.verified_by ?? null,
+    metadata: row.metadata,
   }),
   events: {
     types: [{ type: "skill.verified", description: "A candidate's skill was verified." }],

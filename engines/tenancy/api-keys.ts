@@ -8,14 +8,17 @@ import {
   type Clock,
   type Plan,
 } from "../../core/index.ts";
-import { inTransaction, type Queryable, type Row, type Store } from "../../store/index.ts";
+import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
-import { ENGINES, baseFields, rfcOrNull } from "../resource.ts";
+import { ENGINES, baseFields, rfcOrNull, type Engine } from "../resource.ts";
 import { requireGrant, type Grantor } from "./grants.ts";
+import type { KeyPrincipal } from "./principal.ts";
 import { KEY_KINDS, scopesFor, type KeyKind } from "./scopes.ts";
+
+export type { KeyPrincipal } from "./principal.ts";
 
 /** `sk_live_` + 40 base62 characters: 238 bits, so SHA-256 at rest is enough. */
 export const KEY_PREFIX = "sk_live_";
@@ -68,32 +71,39 @@ export type ApiKeyCreate = z.infer<typeof ApiKeyCreateSchema>;
 /** The created key with its secret, which is shown this once and never again. */
 export type CreatedApiKey = ApiKey & { secret: string };
 
-/** What authentication needs to know about a live key. */
-export interface KeyPrincipal {
-  keyId: string;
-  orgId: string;
-  orgName: string;
-  plan: Plan;
-  scopes: string[];
+/** An `api_keys` row as the store returns it (migrations 0001, 0016). */
+interface ApiKeyRow {
+  id: string;
+  org_id: string;
+  name: string;
   kind: KeyKind;
-  /**
-   * Set when a dashboard user's session authenticated the request (dashboard/session.ts):
-   * `keyId` is then the session's id, and the scopes are the role's.
-   */
-  user?: { id: string; email: string; name: string; role: string };
+  /** text[], written only from `ApiKeyCreateSchema` */
+  engines: Engine[];
+  access: "read" | "write" | null;
+  scopes: string[];
+  /** SHA-256 hex of the whole secret */
+  secret_hash: string;
+  display_prefix: string;
+  last4: string;
+  metadata: Record<string, string>;
+  created_by_user: string | null;
+  created_at: Date;
+  updated_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
 }
 
-function render(row: Row): ApiKey {
+function render(row: ApiKeyRow): ApiKey {
   return {
     ...baseFields(row, "api_key"),
     object: "api_key",
-    name: row.name as string,
-    kind: row.kind as KeyKind,
-    engines: row.engines as ApiKey["engines"],
-    access: (row.access as ApiKey["access"]) ?? null,
-    scopes: row.scopes as string[],
-    redacted_secret: `${row.display_prefix as string}…${row.last4 as string}`,
-    created_by_user: (row.created_by_user as string | null) ?? null,
+    name: row.name,
+    kind: row.kind,
+    engines: row.engines,
+    access: row.access ?? null,
+    scopes: row.scopes,
+    redacted_secret: `${row.display_prefix}…${row.last4}`,
+    created_by_user: row.created_by_user ?? null,
     last_used_at: rfcOrNull(row.last_used_at),
     revoked_at: rfcOrNull(row.revoked_at),
   };
@@ -143,7 +153,7 @@ async function insertApiKey(
   const access = input.kind === "engine" ? (input.access ?? "read") : null;
   const scopes = apiKeyScopes(input);
   const secret = `${KEY_PREFIX}${randomBase62(SECRET_LENGTH)}`;
-  const rows = await db.query(
+  const rows = await db.query<ApiKeyRow>(
     `INSERT INTO api_keys (id, org_id, name, kind, engines, access, scopes, secret_hash, display_prefix, last4, created_by_user)
      VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9, $10, $11) RETURNING *`,
     [
@@ -161,7 +171,7 @@ async function insertApiKey(
     ],
   );
   const key = render(rows[0]!);
-  await recordEvents(db, orgId, rows[0]!.created_at as Date, [{ type: "api_key.created", object: key }]);
+  await recordEvents(db, orgId, rows[0]!.created_at, [{ type: "api_key.created", object: key }]);
   return { ...key, secret };
 }
 
@@ -178,7 +188,7 @@ export async function listApiKeys(
 }
 
 export async function getApiKey(db: Queryable, orgId: string, id: string): Promise<ApiKey> {
-  const rows = await db.query("SELECT * FROM api_keys WHERE org_id = $1 AND id = $2", [orgId, id]);
+  const rows = await db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE org_id = $1 AND id = $2", [orgId, id]);
   if (!rows[0]) throw new AppError("not_found", `No such api_key: '${id}'`);
   return render(rows[0]);
 }
@@ -196,7 +206,7 @@ export async function revokeApiKey(
   clock: Clock,
 ): Promise<ApiKey> {
   return inTransaction(db, async (tx) => {
-    const before = await tx.query(
+    const before = await tx.query<{ revoked_at: Date | null }>(
       "SELECT revoked_at FROM api_keys WHERE org_id = $1 AND id = $2 FOR UPDATE",
       [orgId, id],
     );
@@ -209,7 +219,7 @@ export async function revokeApiKey(
 }
 
 async function markRevoked(db: Queryable, orgId: string, id: string, clock: Clock): Promise<ApiKey> {
-  const rows = await db.query(
+  const rows = await db.query<ApiKeyRow>(
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3::timestamptz), updated_at = $3::timestamptz
      WHERE org_id = $1 AND id = $2 RETURNING *`,
     [orgId, id, rfc3339(clock.now())],

@@ -1,5 +1,5 @@
 import { AppError, rfc3339, type Clock } from "../../core/index.ts";
-import type { Queryable, Row, Store } from "../../store/index.ts";
+import type { Queryable, Store } from "../../store/index.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../paging.ts";
 import { ENGINES, rfc, type Engine } from "../resource.ts";
 import { jsonValueProblem, keyProblem, type JsonValue } from "./engine-state-rules.ts";
@@ -77,6 +77,17 @@ export interface EngineStateServiceOptions {
 }
 
 const COLUMNS = "key, value, version, created_at, updated_at";
+
+/** An `engine_state` row's `COLUMNS` as the store returns them (migration 0011). */
+interface EngineStateRow {
+  key: string;
+  /** jsonb, written only once `jsonValueProblem` found none */
+  value: JsonValue;
+  /** int8 */
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export function createEngineStateService(
   store: Store,
@@ -211,10 +222,10 @@ function invalid(param: string, message: string): AppError {
   });
 }
 
-function render(row: Row): EngineStateEntry {
+function render(row: EngineStateRow): EngineStateEntry {
   return {
-    key: row.key as string,
-    value: row.value as JsonValue,
+    key: row.key,
+    value: row.value,
     version: Number(row.version),
     created_at: rfc(row.created_at),
     updated_at: rfc(row.updated_at),
@@ -227,7 +238,7 @@ async function selectEntry(
   engine: Engine,
   key: string,
 ): Promise<EngineStateEntry | undefined> {
-  const rows = await db.query(
+  const rows = await db.query<EngineStateRow>(
     `SELECT ${COLUMNS} FROM engine_state WHERE org_id = $1 AND engine = $2 AND key = $3`,
     [orgId, engine, key],
   );
@@ -249,18 +260,21 @@ async function write(
      VALUES ($1, $2, $3, $4::text::jsonb, 1, $5::timestamptz, $5::timestamptz)`;
   const update = `UPDATE engine_state SET value = $4::text::jsonb, version = version + 1, updated_at = $5::timestamptz
      WHERE org_id = $1 AND engine = $2 AND key = $3`;
-  let rows: Row[];
+  let rows: EngineStateRow[];
   if (ifVersion === 0) {
-    rows = await tx.query(
+    rows = await tx.query<EngineStateRow>(
       `${insert} ON CONFLICT (org_id, engine, key) DO NOTHING RETURNING ${COLUMNS}`,
       params,
     );
   } else if (ifVersion !== undefined) {
-    rows = await tx.query(`${update} AND version = $6 RETURNING ${COLUMNS}`, [...params, ifVersion]);
+    rows = await tx.query<EngineStateRow>(`${update} AND version = $6 RETURNING ${COLUMNS}`, [
+      ...params,
+      ifVersion,
+    ]);
   } else if (ifExists) {
-    rows = await tx.query(`${update} RETURNING ${COLUMNS}`, params);
+    rows = await tx.query<EngineStateRow>(`${update} RETURNING ${COLUMNS}`, params);
   } else {
-    rows = await tx.query(
+    rows = await tx.query<EngineStateRow>(
       `${insert} ON CONFLICT (org_id, engine, key) DO UPDATE
        SET value = EXCLUDED.value, version = engine_state.version + 1, updated_at = EXCLUDED.updated_at
        RETURNING ${COLUMNS}`,
@@ -329,7 +343,7 @@ async function selectPage(
   prefix: string,
   after: string | undefined,
   limit: number,
-): Promise<Row[]> {
+): Promise<EngineStateRow[]> {
   // A prefix is a key range, so the primary key's index serves it in order (migration 0011).
   const conditions = ["org_id = $1", "engine = $2"];
   const params: unknown[] = [orgId, engine];
@@ -342,7 +356,7 @@ async function selectPage(
   if (end !== undefined) bound("key <", end);
   if (after !== undefined) bound("key >", after);
   params.push(limit);
-  return db.query(
+  return db.query<EngineStateRow>(
     `SELECT ${COLUMNS} FROM engine_state WHERE ${conditions.join(" AND ")} ORDER BY key LIMIT $${params.length}`,
     params,
   );

@@ -1,6 +1,6 @@
 import { AppError, type FieldError } from "../../core/index.ts";
 import { isRole, ROLES, roleScopes, type Role } from "../people/roles.ts";
-import type { KeyPrincipal } from "./api-keys.ts";
+import type { KeyPrincipal } from "./principal.ts";
 import { hasScope, SCOPE_NAMES, type Access, type ScopeName } from "./scopes.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, newId, PLANS, type Plan } from "../../core/index.ts";
-import type { Queryable, Row } from "../../store/index.ts";
+import type { Queryable } from "../../store/index.ts";
 import { baseFields } from "../resource.ts";
 
 export const OrganizationSchema = z
@@ -26,41 +26,49 @@ export const OrganizationCreateSchema = z
   .strict();
 export type OrganizationCreate = z.input<typeof OrganizationCreateSchema>;
 
-function render(row: Row): Organization {
-  return {
-    ...baseFields(row, "organization"),
-    object: "organization",
-    name: row.name as string,
-    plan: row.plan as Plan,
-  };
+/** An `organizations` row as the store returns it (migration 0001). */
+interface OrganizationRow {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** int8: the last invoice number given (engines/finance/numbering.ts) */
+  invoice_seq: number;
+  metadata: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function render(row: OrganizationRow): Organization {
+  return { ...baseFields(row, "organization"), object: "organization", name: row.name, plan: row.plan };
 }
 
 export async function createOrganization(db: Queryable, input: OrganizationCreate): Promise<Organization> {
   const { name, plan } = OrganizationCreateSchema.parse(input);
   const existing = await db.query("SELECT 1 FROM organizations WHERE name = $1", [name]);
   if (existing.length > 0) throw new AppError("conflict", `An organization named '${name}' exists`);
-  const rows = await db.query("INSERT INTO organizations (id, name, plan) VALUES ($1, $2, $3) RETURNING *", [
-    newId("org"),
-    name,
-    plan,
-  ]);
+  const rows = await db.query<OrganizationRow>(
+    "INSERT INTO organizations (id, name, plan) VALUES ($1, $2, $3) RETURNING *",
+    [newId("org"), name, plan],
+  );
   return render(rows[0]!);
 }
 
 /** By id (`org_…`) or by name, as the CLI's `--org` accepts either. */
 export async function findOrganization(db: Queryable, idOrName: string): Promise<Organization | undefined> {
-  const rows = await db.query("SELECT * FROM organizations WHERE id = $1 OR name = $1", [idOrName]);
+  const rows = await db.query<OrganizationRow>("SELECT * FROM organizations WHERE id = $1 OR name = $1", [
+    idOrName,
+  ]);
   return rows[0] ? render(rows[0]) : undefined;
 }
 
 export async function getOrganization(db: Queryable, id: string): Promise<Organization> {
-  const rows = await db.query("SELECT * FROM organizations WHERE id = $1", [id]);
+  const rows = await db.query<OrganizationRow>("SELECT * FROM organizations WHERE id = $1", [id]);
   if (!rows[0]) throw new AppError("not_found", `No such organization: '${id}'`);
   return render(rows[0]);
 }
 
 export async function listOrganizations(db: Queryable): Promise<Organization[]> {
-  const rows = await db.query("SELECT * FROM organizations ORDER BY created_at, id");
+  const rows = await db.query<OrganizationRow>("SELECT * FROM organizations ORDER BY created_at, id");
   return rows.map(render);
 }
 
@@ -80,7 +88,7 @@ export async function renameOrganization(db: Queryable, id: string, name: string
       errors: [{ param: "name", code: "conflict", message: `An organization named '${checked}' exists` }],
     });
   }
-  const rows = await db.query(
+  const rows = await db.query<OrganizationRow>(
     "UPDATE organizations SET name = $2, updated_at = now() WHERE id = $1 RETURNING *",
     [id, checked],
   );

@@ -62,7 +62,7 @@ export const getRecord = {
   async run(ctx: ToolContext, args: GetArgs) {
     const service = serviceOf(ctx, args.resource);
     if (args.id) {
-      const record = (await service.get(ctx.orgId, args.id)) as Record<string, unknown>;
+      const record = await service.get(ctx.orgId, args.id);
       return { result: { resource: args.resource, record }, sources: sourcesOf([record]) };
     }
     if (args.number) {
@@ -88,7 +88,7 @@ async function byNumber(ctx: ToolContext, number: string): Promise<Record<string
     [ctx.orgId, wanted],
   );
   if (!row) throw new AppError("not_found", `No invoice numbered '${number}'`);
-  return (await serviceOf(ctx, "invoices").get(ctx.orgId, row.id)) as Record<string, unknown>;
+  return serviceOf(ctx, "invoices").get(ctx.orgId, row.id);
 }
 
 /**
@@ -134,9 +134,7 @@ export async function findByName(
     }
   }
   const service = serviceOf(ctx, resource);
-  return Promise.all(
-    rows.map(async (row) => (await service.get(ctx.orgId, row.id)) as Record<string, unknown>),
-  );
+  return Promise.all(rows.map((row) => service.get(ctx.orgId, row.id)));
 }
 
 /**
@@ -215,7 +213,7 @@ export const search = {
         q: args.query,
         filters: {},
       });
-      for (const record of page.data as Array<Record<string, unknown>>) {
+      for (const record of page.data) {
         matches.push({ resource, label: labelOf(resource, record), record });
       }
     }

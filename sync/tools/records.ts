@@ -70,7 +70,7 @@ export const listRecords = {
   parameters: ListArgs,
   async run(ctx: ToolContext, args: ListArgs) {
     const page = await serviceOf(ctx, args.resource).list(ctx.orgId, listQueryOf(ctx, args.resource, args));
-    const records = page.data as Array<Record<string, unknown>>;
+    const records = page.data;
     return {
       result: { resource: args.resource, total: page.meta.total, records },
       sources: sourcesOf(records),

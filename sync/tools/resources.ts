@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { AppError } from "../../core/index.ts";
 import type { ListQuery } from "../../engines/list-query.ts";
-import type { AnyResourceService } from "../../engines/resource.ts";
-import type { ResourceDefinition } from "../../engines/resource.ts";
-import type { ToolContext } from "./types.ts";
+import type { ResourceService } from "../../engines/resource.ts";
+import type { AppliedChange, ToolContext } from "./types.ts";
 
 /** The resources SYNC reads and writes: every engine's (ARCHITECTURE.md, "Engines and resources"). */
 export const RESOURCE_NAMES = [
@@ -37,17 +36,24 @@ export const LABEL_FIELDS: Record<ResourceName, readonly string[]> = {
   skills: ["name"],
 };
 
-export function serviceOf(ctx: ToolContext, resource: ResourceName): AnyResourceService {
-  const service = ctx.services.get(resource);
+/** A record as the REST API renders it: whatever the resource, it has an `id` and an `object`. */
+export type ApiRecord = AppliedChange["object"];
+
+/**
+ * A resource's service as the tools use it, typed once here (`serviceOf`): the registry holds every
+ * resource's (`AnyResourceService`), so a tool sees records and bodies as JSON, which the service
+ * validates and renders.
+ */
+export type RecordService = ResourceService<ApiRecord, Record<string, unknown>, Record<string, unknown>>;
+
+export function serviceOf(ctx: ToolContext, resource: ResourceName): RecordService {
+  const service: RecordService | undefined = ctx.services.get(resource);
   if (!service) throw new AppError("internal", `no service for ${resource}`);
   return service;
 }
 
-export function definitionOf(
-  ctx: ToolContext,
-  resource: ResourceName,
-): ResourceDefinition<unknown, unknown, unknown> {
-  return serviceOf(ctx, resource).definition as ResourceDefinition<unknown, unknown, unknown>;
+export function definitionOf(ctx: ToolContext, resource: ResourceName): RecordService["definition"] {
+  return serviceOf(ctx, resource).definition;
 }
 
 /**

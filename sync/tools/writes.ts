@@ -13,7 +13,7 @@ import {
   serviceOf,
   type ResourceName,
 } from "./resources.ts";
-import type { AppliedChange, PreparedChange, ToolContext, WriteTool } from "./types.ts";
+import type { PreparedChange, ToolContext, WriteTool } from "./types.ts";
 
 /**
  * The write tools. `prepare` reads, checks and describes; it never changes anything. `apply`
@@ -22,7 +22,6 @@ import type { AppliedChange, PreparedChange, ToolContext, WriteTool } from "./ty
  */
 
 type Fields = Record<string, unknown>;
-const asObject = (value: unknown) => value as AppliedChange["object"];
 
 function validated(
   ctx: ToolContext,
@@ -38,7 +37,7 @@ function validated(
       .join("; ");
     throw new AppError("validation_failed", `${resource} ${kind}: ${detail}`);
   }
-  return parsed.data as Fields;
+  return parsed.data;
 }
 
 /** "name “Ada”, email ada@example.com": the fields a person would check, in the order given. */
@@ -74,7 +73,7 @@ export const createRecord = {
     };
   },
   async apply(ctx: ToolContext, args: CreateArgs) {
-    return { object: asObject(await serviceOf(ctx, args.resource).create(ctx.orgId, args.fields)) };
+    return { object: await serviceOf(ctx, args.resource).create(ctx.orgId, args.fields) };
   },
 } satisfies WriteTool<CreateArgs>;
 
@@ -97,7 +96,7 @@ export const updateRecord = {
   parameters: UpdateArgs,
   async prepare(ctx: ToolContext, args: UpdateArgs): Promise<PreparedChange<UpdateArgs>> {
     const fields = validated(ctx, args.resource, "update", args.fields);
-    const current = (await serviceOf(ctx, args.resource).get(ctx.orgId, args.id)) as Fields;
+    const current = await serviceOf(ctx, args.resource).get(ctx.orgId, args.id);
     const changes = Object.entries(fields)
       .filter(([key]) => key !== "metadata")
       .map(([key, value]) => `${key.replace(/_/g, " ")} ${show(current[key])} → ${show(value)}`);
@@ -109,7 +108,7 @@ export const updateRecord = {
     };
   },
   async apply(ctx: ToolContext, args: UpdateArgs) {
-    return { object: asObject(await serviceOf(ctx, args.resource).update(ctx.orgId, args.id, args.fields)) };
+    return { object: await serviceOf(ctx, args.resource).update(ctx.orgId, args.id, args.fields) };
   },
 } satisfies WriteTool<UpdateArgs>;
 
@@ -122,17 +121,17 @@ function show(value: unknown): string {
 /** An invoice by id (`inv_…`) or number (`INV-000030`). */
 async function invoiceOf(ctx: ToolContext, ref: string): Promise<Fields> {
   const service = serviceOf(ctx, "invoices");
-  if (ref.startsWith("inv_")) return (await service.get(ctx.orgId, ref)) as Fields;
+  if (ref.startsWith("inv_")) return service.get(ctx.orgId, ref);
   const [row] = await ctx.store.query<{ id: string }>(
     "SELECT id FROM invoices WHERE org_id = $1 AND upper(number) = upper($2) LIMIT 1",
     [ctx.orgId, ref.trim()],
   );
   if (!row) throw new AppError("not_found", `No invoice numbered '${ref}'`);
-  return (await service.get(ctx.orgId, row.id)) as Fields;
+  return service.get(ctx.orgId, row.id);
 }
 
 const invoiceLabel = (invoice: Fields) =>
-  `${String(invoice.number)} (${String(invoice.client)}, ${money(invoice.amount as number, String(invoice.currency))})`;
+  `${String(invoice.number)} (${String(invoice.client)}, ${money(String(invoice.amount), String(invoice.currency))})`;
 
 const InvoiceArgs = z
   .object({ invoice: z.string().max(64).meta({ description: "Invoice id or number" }) })
@@ -163,7 +162,7 @@ function invoiceStatusTool(name: string, status: "paid" | "void", verb: string, 
     },
     async apply(ctx: ToolContext, args: InvoiceArgs) {
       return {
-        object: asObject(await serviceOf(ctx, "invoices").update(ctx.orgId, args.invoice, { status })),
+        object: await serviceOf(ctx, "invoices").update(ctx.orgId, args.invoice, { status }),
       };
     },
   } satisfies WriteTool<InvoiceArgs>;
@@ -225,7 +224,7 @@ export const recordPayment = {
       method: args.method,
       reference: args.reference,
     };
-    return { object: asObject(await serviceOf(ctx, "payments").create(ctx.orgId, body)) };
+    return { object: await serviceOf(ctx, "payments").create(ctx.orgId, body) };
   },
 } satisfies WriteTool<PaymentArgs>;
 
@@ -249,7 +248,7 @@ function moveTool<const S extends readonly string[]>(options: {
     scopeOf: () => engineOf(options.resource),
     parameters: Args as z.ZodType<Args>,
     async prepare(ctx: ToolContext, args: Args): Promise<PreparedChange<Args>> {
-      const record = (await serviceOf(ctx, options.resource).get(ctx.orgId, String(args.id))) as Fields;
+      const record = await serviceOf(ctx, options.resource).get(ctx.orgId, String(args.id));
       const object = definitionOf(ctx, options.resource).object;
       const from = String(record[options.field]) as S[number];
       const to = String(args[options.field]) as S[number];
@@ -265,7 +264,7 @@ function moveTool<const S extends readonly string[]>(options: {
     async apply(ctx: ToolContext, args: Args) {
       const patch = { [options.field]: args[options.field] };
       return {
-        object: asObject(await serviceOf(ctx, options.resource).update(ctx.orgId, String(args.id), patch)),
+        object: await serviceOf(ctx, options.resource).update(ctx.orgId, String(args.id), patch),
       };
     },
   } satisfies WriteTool<Args>;
@@ -300,13 +299,10 @@ export const verifySkill = {
   scopeOf: () => "talent",
   parameters: VerifyArgs,
   async prepare(ctx: ToolContext, args: VerifyArgs): Promise<PreparedChange<VerifyArgs>> {
-    const skill = (await serviceOf(ctx, "skills").get(ctx.orgId, args.id)) as Fields;
+    const skill = await serviceOf(ctx, "skills").get(ctx.orgId, args.id);
     if (skill.status === "verified")
       throw new AppError("conflict", `${String(skill.name)} is already verified`);
-    const candidate = (await serviceOf(ctx, "candidates").get(
-      ctx.orgId,
-      String(skill.candidate_id),
-    )) as Fields;
+    const candidate = await serviceOf(ctx, "candidates").get(ctx.orgId, String(skill.candidate_id));
     return {
       arguments: args,
       preview: `Verify ${String(skill.name)} (${String(skill.level)}) for ${String(candidate.name)}${args.verified_by ? `, verified by ${args.verified_by}` : ""}`,
@@ -318,6 +314,6 @@ export const verifySkill = {
   },
   async apply(ctx: ToolContext, args: VerifyArgs) {
     const patch = { status: "verified", ...(args.verified_by ? { verified_by: args.verified_by } : {}) };
-    return { object: asObject(await serviceOf(ctx, "skills").update(ctx.orgId, args.id, patch)) };
+    return { object: await serviceOf(ctx, "skills").update(ctx.orgId, args.id, patch) };
   },
 } satisfies WriteTool<VerifyArgs>;

@@ -19,7 +19,7 @@ const MAX_UPLOAD = 64 * 1024;
 
 const HELLO = `export default { fetch: () => Response.json({ hello: "world" }) };`;
 const GREETER = {
-  "index.ts": `import { greet } from "../api/lib/greet.ts";\nexport default { fetch: () => new Response(greet("zip")) };`,
+  "index.ts": `import { greet } from "./lib/greet.ts";\nexport default { fetch: () => new Response(greet("zip")) };`,
   "lib/greet.ts": `export const greet = (who: string) => "hello " + who;`,
 };
 const ECHO = `export default {
