@@ -248,10 +248,8 @@ export function accountRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     setSessionCookie(c, deps, session.token);
     return c.redirect(back ?? "/", 303);
   });
-  app.post("/sign-out", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    await revokeSession(deps.store, deps.clock, result.signed.session.sessionId);
+  app.post("/sign-out", posted, async (c) => {
+    await revokeSession(deps.store, deps.clock, c.var.signed.session.sessionId);
     clearSessionCookie(c);
     return c.redirect("/sign-in", 303);
   });

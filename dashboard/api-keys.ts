@@ -13,22 +13,19 @@ import {
 } from "../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
-import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
+import { requires } from "./gates.ts";
+import { textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 import { principalOfSession } from "./session.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
 export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, posted, nav } = parts;
-  app.get("/settings/api-keys", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
+  app.get("/settings/api-keys", signedIn, async (c) => {
+    const { signed } = c.var;
     return c.html(page("API Keys", nav(signed, "/settings/api-keys"), await keysPage(deps, signed, {})));
   });
-  app.post("/settings/api-keys", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
+  app.post("/settings/api-keys", posted, requires("keys", "write"), async (c) => {
+    const { signed, form } = c.var;
     const kind = textOf(form, "kind");
     const engines = [form.engines ?? []].flat();
     const input = {
@@ -74,11 +71,8 @@ export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       201,
     );
   });
-  app.post("/settings/api-keys/:id/revoke", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
+  app.post("/settings/api-keys/:id/revoke", posted, requires("keys", "write"), async (c) => {
+    const { signed } = c.var;
     await deps.keys.revoke(signed.session.orgId, c.req.param("id"));
     return c.redirect("/settings/api-keys", 303);
   });

@@ -5,9 +5,9 @@ import { getEvent, listEvents, type Event, type EventType } from "../engines/ind
 import type { WebhookDelivery } from "../webhooks/index.ts";
 import type { AppEnv } from "../api/env.ts";
 import { page, type Html } from "./layout.ts";
-import { forbidden, type DashboardParts } from "./parts.ts";
+import { requires } from "./gates.ts";
+import type { DashboardParts } from "./parts.ts";
 import {
-  canRead,
   EVENT_ID,
   jsonBlock,
   listQuery,
@@ -33,10 +33,8 @@ export function eventRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     [...deps.resources.values()].map(({ definition }) => [definition.object, definition.name]),
   );
 
-  app.get("/events", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get("/events", signedIn, requires("webhooks", "read"), async (c) => {
+    const { signed } = c.var;
     const type = c.req.query("type") ?? "";
     // The select offers only the catalog's values; anything else is a hand-edited URL.
     const valid = type === "" || known.has(type) || families.has(type);
@@ -56,10 +54,8 @@ export function eventRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.html(page("Events", nav(signed, "/events"), body), valid ? 200 : 400);
   });
 
-  app.get(`/events/${EVENT_ID}`, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get(`/events/${EVENT_ID}`, signedIn, requires("webhooks", "read"), async (c) => {
+    const { signed } = c.var;
     const orgId = signed.session.orgId;
     const event = await refusalOf(() => getEvent(deps.store, orgId, c.req.param("id")));
     if (event instanceof AppError) return notFound(c, parts, signed, "/events");

@@ -16,7 +16,8 @@ import {
 } from "../engines/index.ts";
 import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
-import { errorsByField, forbidden, textOf, type DashboardParts, type Form, type Signed } from "./parts.ts";
+import { requires } from "./gates.ts";
+import { errorsByField, textOf, type DashboardParts, type Form, type Signed } from "./parts.ts";
 import { principalOfSession } from "./session.ts";
 
 const PATH = "/settings/integrations";
@@ -39,16 +40,9 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
   const render = async (signed: Signed, state: PageState) =>
     page("Integrations", nav(signed, PATH), await integrationsPage(deps, signed, state));
 
-  app.get(PATH, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    return c.html(await render(signed, {}));
-  });
-  app.post(`${PATH}/apps`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
+  app.get(PATH, signedIn, async (c) => c.html(await render(c.var.signed, {})));
+  app.post(`${PATH}/apps`, posted, requires("keys", "write"), async (c) => {
+    const { signed, form } = c.var;
     const parsed = OAuthAppCreateSchema.safeParse(appInput(form));
     if (!parsed.success) {
       return c.html(
@@ -71,11 +65,8 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
       return c.html(await render(signed, { errors: { scopes: created.message }, values: form }), 403);
     return c.html(await render(signed, { created }), 201);
   });
-  app.post(`${PATH}/apps/:id/rotate`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
+  app.post(`${PATH}/apps/:id/rotate`, posted, requires("keys", "write"), async (c) => {
+    const { signed } = c.var;
     const rotated = await rotateOAuthAppSecret(
       deps.store,
       deps.clock,
@@ -85,11 +76,8 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
     );
     return c.html(await render(signed, { created: rotated }));
   });
-  app.post(`${PATH}/:id/disconnect`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!hasScope(signed.session.scopes, "keys", "write")) return forbidden(c, signed);
+  app.post(`${PATH}/:id/disconnect`, posted, requires("keys", "write"), async (c) => {
+    const { signed } = c.var;
     await disconnectInstallation(deps.store, deps.clock, signed.session.orgId, c.req.param("id"));
     return c.redirect(PATH, 303);
   });

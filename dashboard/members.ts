@@ -15,7 +15,8 @@ import {
 } from "../engines/index.ts";
 import type { AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
-import { forbidden, textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
+import { requiresRole } from "./gates.ts";
+import { textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
 import { clearSessionCookie, principalOfSession } from "./session.ts";
 
 /**
@@ -27,16 +28,9 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const membersPage = async (signed: Signed, state: { link?: string; errors?: Record<string, string> }) =>
     page("Members", nav(signed, "/settings/members"), await members(parts, signed, state));
 
-  app.get("/settings/members", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    return c.html(membersPage(signed, {}));
-  });
-  app.post("/settings/members/invite", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (signed.session.role !== "owner") return forbidden(c, signed);
+  app.get("/settings/members", signedIn, (c) => c.html(membersPage(c.var.signed, {})));
+  app.post("/settings/members/invite", posted, requiresRole("owner"), async (c) => {
+    const { signed, form } = c.var;
     const parsed = InvitationSchema.safeParse({ email: textOf(form, "email"), role: textOf(form, "role") });
     if (!parsed.success) {
       const errors = errorsByField(parsed.error);
@@ -61,11 +55,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const origin = deps.config.publicUrl ?? new URL(c.req.url).origin;
     return c.html(membersPage(signed, { link: `${origin}/invite/${token}` }), 201);
   });
-  app.post("/settings/members/:user/role", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (signed.session.role !== "owner") return forbidden(c, signed);
+  app.post("/settings/members/:user/role", posted, requiresRole("owner"), async (c) => {
+    const { signed, form } = c.var;
     const role = textOf(form, "role");
     if (!isRole(role)) throw new AppError("validation_failed", "Unknown role");
     const grantor = principalOfSession(signed.session);
@@ -74,11 +65,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     );
     return c.redirect("/settings/members", 303);
   });
-  app.post("/settings/members/:user/remove", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (signed.session.role !== "owner") return forbidden(c, signed);
+  app.post("/settings/members/:user/remove", posted, requiresRole("owner"), async (c) => {
+    const { signed } = c.var;
     const grantor = principalOfSession(signed.session);
     await deps.store.transaction((tx) =>
       changeMembership(tx, deps.clock, signed.session.orgId, c.req.param("user"), undefined, grantor),
@@ -86,9 +74,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.redirect("/settings/members", 303);
   });
 
-  app.get("/settings/sessions", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
+  app.get("/settings/sessions", signedIn, async (c) => {
+    const { signed } = c.var;
     const sessions = await listUserSessions(deps.store, deps.clock, signed.session.user.id);
     return c.html(
       page(
@@ -130,10 +117,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       ),
     );
   });
-  app.post("/settings/sessions/:id/end", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
+  app.post("/settings/sessions/:id/end", posted, async (c) => {
+    const { signed } = c.var;
     const mine = await listUserSessions(deps.store, deps.clock, signed.session.user.id);
     const id = c.req.param("id");
     // Only a session of this account; another's is "not found" like any other id.
@@ -145,10 +130,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     }
     return c.redirect("/settings/sessions", 303);
   });
-  app.post("/settings/sessions/end-all", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    await revokeUserSessions(deps.store, deps.clock, result.signed.session.user.id);
+  app.post("/settings/sessions/end-all", posted, async (c) => {
+    await revokeUserSessions(deps.store, deps.clock, c.var.signed.session.user.id);
     clearSessionCookie(c);
     return c.redirect("/sign-in", 303);
   });

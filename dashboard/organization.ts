@@ -4,7 +4,8 @@ import { AppError } from "../core/index.ts";
 import { getOrganization, OrganizationRenameSchema, renameOrganization } from "../engines/index.ts";
 import type { AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, settingsTabs } from "./layout.ts";
-import { errorsByField, forbidden, textOf, type DashboardParts, type Signed } from "./parts.ts";
+import { requiresRole } from "./gates.ts";
+import { errorsByField, textOf, type DashboardParts, type Signed } from "./parts.ts";
 
 /**
  * Settings → Organization: its name (an owner renames it), id, plan and the plan's rate limit (what
@@ -23,16 +24,9 @@ export function organizationRoutes(app: Hono<AppEnv>, parts: DashboardParts): vo
     );
   };
 
-  app.get("/settings/organization", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    return c.html(render(signed, {}));
-  });
-  app.post("/settings/organization", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (signed.session.role !== "owner") return forbidden(c, signed);
+  app.get("/settings/organization", signedIn, (c) => c.html(render(c.var.signed, {})));
+  app.post("/settings/organization", posted, requiresRole("owner"), async (c) => {
+    const { signed, form } = c.var;
     const name = textOf(form, "name");
     const parsed = OrganizationRenameSchema.safeParse({ name });
     if (!parsed.success) return c.html(render(signed, { name, errors: errorsByField(parsed.error) }), 422);

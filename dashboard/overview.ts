@@ -26,9 +26,8 @@ const WEEKS = 12;
  */
 export function overviewRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, nav } = parts;
-  app.get("/", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
+  app.get("/", signedIn, async (c) => {
+    const { signed } = c.var;
     const now = deps.clock.now();
     const { figures, weeks } = await deps.store.transaction(async (tx) => {
       // One instant for every figure, as refreshSnapshot reads them.

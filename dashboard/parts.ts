@@ -1,24 +1,32 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { isAppError, type AppError, type FieldError } from "../core/index.ts";
 import { html } from "hono/html";
 import { csrfMatches, type SessionPrincipal } from "../engines/index.ts";
-import type { ApiDeps, AppEnv } from "../api/env.ts";
+import type { ApiDeps } from "../api/env.ts";
 import { fieldErrors } from "../api/problem.ts";
 import { page, type PageNav } from "./layout.ts";
+import type { DashboardEnv, PostedEnv } from "./gates.ts";
 import { sessionOf } from "./session.ts";
 
 /** A signed-in user of the dashboard, and the CSRF token its pages embed. */
 export type Signed = { session: SessionPrincipal; csrf: string };
 export type Form = Record<string, string | string[]>;
 
-/** What every group of pages (accounts.ts, api-keys.ts, members.ts, sync-panel.ts) is built with. */
+/**
+ * What every group of pages (accounts.ts, api-keys.ts, members.ts, sync-panel.ts) is built with: the
+ * services, the session's gates a route declares before its handler (with `requires`, gates.ts),
+ * and the header of a page.
+ */
 export interface DashboardParts {
   deps: ApiDeps;
-  /** The signed-in user, or a redirect to sign in. */
-  signedIn: (c: Context<AppEnv>) => Promise<Signed | Response>;
-  /** A state-changing form: signed in, and its CSRF token matches; else a redirect or a 403 page. */
-  posted: (c: Context<AppEnv>) => Promise<{ signed: Signed; form: Form } | Response>;
+  /** Middleware: the signed-in user as `c.var.signed`, or a redirect to sign in. */
+  signedIn: MiddlewareHandler<DashboardEnv>;
+  /**
+   * Middleware: a state-changing form, signed in and carrying the session's own CSRF token, as
+   * `c.var.signed` and `c.var.form`; else a redirect to sign in, or a 403 page.
+   */
+  posted: MiddlewareHandler<PostedEnv>;
   /** The header of a page for this user, `active` marking the current link. */
   nav: (signed: Signed, active?: string) => PageNav;
 }
@@ -37,8 +45,15 @@ export function createParts(deps: ApiDeps): DashboardParts {
   return {
     deps,
     nav,
-    signedIn: async (c) => (await sessionOf(c, deps)) ?? c.redirect("/sign-in", 303),
-    posted: async (c) => {
+    signedIn: async (c, next) => {
+      const signed = await sessionOf(c, deps);
+      if (!signed) return c.redirect("/sign-in", 303);
+      c.set("signed", signed);
+      await next();
+    },
+    // The form guard (guard.ts) has checked the origin and a token, which may be the pre-session
+    // one: a form that needs a session needs the session's.
+    posted: async (c, next) => {
       const signed = await sessionOf(c, deps);
       if (!signed) return c.redirect("/sign-in", 303);
       const form = await formOf(c);
@@ -54,13 +69,15 @@ export function createParts(deps: ApiDeps): DashboardParts {
           403,
         );
       }
-      return { signed, form };
+      c.set("signed", signed);
+      c.set("form", form);
+      await next();
     },
   };
 }
 
 /** A posted form's fields as text (a repeated field as a list; an uploaded file is not expected). */
-export async function formOf(c: Context<AppEnv>): Promise<Record<string, string | string[]>> {
+export async function formOf(c: Context): Promise<Record<string, string | string[]>> {
   const body = await c.req.parseBody({ all: true });
   return Object.fromEntries(
     Object.entries(body).map(([name, value]) => [
@@ -78,7 +95,8 @@ export async function formOf(c: Context<AppEnv>): Promise<Record<string, string 
 export const textOf = (form: Record<string, string | string[]>, name: string): string =>
   [form[name] ?? ""].flat()[0] ?? "";
 
-export function forbidden(c: Context<AppEnv>, signed: Signed): Response | Promise<Response> {
+/** The answer to a role that cannot do what it asked (`requires`, gates.ts): 403, as a page naming the role. */
+export function forbidden(c: Context, signed: Signed): Response | Promise<Response> {
   return c.html(
     page(
       "Forbidden",
@@ -131,7 +149,7 @@ export function userError(error: unknown): AppError {
  * missing, as on the API, and the page offers the way back to the section.
  */
 export function notFoundPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   signed: Signed,
   section: string,

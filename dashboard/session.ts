@@ -31,7 +31,7 @@ export function cookieName(deps: ApiDeps, name: string): string {
 }
 
 /** The session cookie: HttpOnly, SameSite=Lax, Secure and `__Host-` when this origin is https. */
-export function setSessionCookie(c: Context<AppEnv>, deps: ApiDeps, token: string): void {
+export function setSessionCookie(c: Context, deps: ApiDeps, token: string): void {
   setCookie(c, cookieName(deps, SESSION_COOKIE), token, {
     httpOnly: true,
     sameSite: "Lax",
@@ -46,14 +46,14 @@ export function setSessionCookie(c: Context<AppEnv>, deps: ApiDeps, token: strin
  * ignores a `__Host-` cookie without Secure): whichever this origin uses goes, and so does an
  * unprefixed one left from before the origin was https.
  */
-export function clearSessionCookie(c: Context<AppEnv>): void {
+export function clearSessionCookie(c: Context): void {
   deleteCookie(c, `__Host-${SESSION_COOKIE}`, { path: "/", secure: true });
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
 }
 
 /** The signed-in user of this request and the CSRF token its pages embed, or undefined. */
 export async function sessionOf(
-  c: Context<AppEnv>,
+  c: Context,
   deps: ApiDeps,
 ): Promise<{ session: SessionPrincipal; csrf: string } | undefined> {
   const token = getCookie(c, cookieName(deps, SESSION_COOKIE));
@@ -109,7 +109,7 @@ export function principalOfSession(session: SessionPrincipal): KeyPrincipal {
 }
 
 /** The client's address, for rate limits and the sessions list (the socket's; no proxy header is trusted). */
-export function addressOf(c: Context<AppEnv>): string {
+export function addressOf(c: Context): string {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   return incoming?.socket.remoteAddress ?? "local";
 }

@@ -1,11 +1,12 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { html, raw } from "hono/html";
 import { AppError, isAppError } from "../core/index.ts";
 import { hasScope } from "../engines/index.ts";
 import { type SyncCaller, type SyncInteraction } from "../sync/index.ts";
 import type { AppEnv } from "../api/env.ts";
 import { csrfField, type Html, page, postButton } from "./layout.ts";
-import type { DashboardParts, Signed } from "./parts.ts";
+import { requires, type PostedEnv } from "./gates.ts";
+import { textOf, type DashboardParts, type Signed } from "./parts.ts";
 
 /**
  * The SYNC chat panel (`/sync`): a conversation's turns with each reply, and the actions SYNC
@@ -20,9 +21,8 @@ export function syncPanelRoutes(app: Hono<AppEnv>, panel: DashboardParts): void 
     credential: { type: "user", id: signed.session.user.id },
   });
 
-  app.get("/sync", async (c) => {
-    const signed = await panel.signedIn(c);
-    if (signed instanceof Response) return signed;
+  app.get("/sync", panel.signedIn, async (c) => {
+    const { signed } = c.var;
     const conversationId = c.req.query("conversation");
     let turns: SyncInteraction[] = [];
     if (conversationId && /^conv_[A-Za-z0-9]{1,64}$/.test(conversationId)) {
@@ -35,14 +35,14 @@ export function syncPanelRoutes(app: Hono<AppEnv>, panel: DashboardParts): void 
     return c.html(page("SYNC", panel.nav(signed, "/sync"), chatPage(signed, turns, conversationId, error)));
   });
 
-  app.post("/sync", async (c) => {
-    const result = await panel.posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
+  // A refusal here is the app's error page (403), as `POST /v1/sync/chat` would refuse it.
+  const mayAsk = requires("sync", "read", () => {
+    throw new AppError("insufficient_scope", "Your role cannot ask SYNC");
+  });
+  app.post("/sync", panel.posted, mayAsk, async (c) => {
+    const { signed, form } = c.var;
     const message = String([form.message ?? ""].flat()[0] ?? "").trim();
     const conversation = String([form.conversation_id ?? ""].flat()[0] ?? "");
-    if (!hasScope(signed.session.scopes, "sync", "read"))
-      throw new AppError("insufficient_scope", "Your role cannot ask SYNC");
     try {
       if (!message) throw new AppError("validation_failed", "Write a question or a request first");
       const interaction = await deps.sync.chat(callerOf(signed), {
@@ -57,17 +57,24 @@ export function syncPanelRoutes(app: Hono<AppEnv>, panel: DashboardParts): void 
     }
   });
 
+  /** Back to the conversation, with what went wrong when something did. */
+  const backToChat = (c: Context<PostedEnv>, error: string) => {
+    const conversation = textOf(c.var.form, "conversation_id");
+    const query = new URLSearchParams({
+      ...(conversation ? { conversation } : {}),
+      ...(error ? { error } : {}),
+    });
+    return c.redirect(`/sync?${query.toString()}`, 303);
+  };
+  // A refusal here reads like the service's own: back to the conversation, the reason shown.
+  const mayDecide = requires<PostedEnv>("sync", "write", (c) =>
+    backToChat(c, "Your role cannot decide SYNC's actions"),
+  );
   for (const verb of ["approve", "reject"] as const) {
-    app.post(`/sync/actions/:id/${verb}`, async (c) => {
-      const result = await panel.posted(c);
-      if (result instanceof Response) return result;
-      const { signed, form } = result;
-      const conversation = String([form.conversation_id ?? ""].flat()[0] ?? "");
+    app.post(`/sync/actions/:id/${verb}`, panel.posted, mayDecide, async (c) => {
+      const { signed } = c.var;
       let error = "";
       try {
-        if (!hasScope(signed.session.scopes, "sync", "write")) {
-          throw new AppError("insufficient_scope", "Your role cannot decide SYNC's actions");
-        }
         const caller = callerOf(signed);
         const id = c.req.param("id");
         const action =
@@ -80,11 +87,7 @@ export function syncPanelRoutes(app: Hono<AppEnv>, panel: DashboardParts): void 
         if (!isAppError(caught) || !caught.isUserError) throw caught;
         error = caught.message;
       }
-      const query = new URLSearchParams({
-        ...(conversation ? { conversation } : {}),
-        ...(error ? { error } : {}),
-      });
-      return c.redirect(`/sync?${query.toString()}`, 303);
+      return backToChat(c, error);
     });
   }
 }

@@ -14,12 +14,11 @@ import {
   nameOf,
   recordHref,
   refusalErrors,
-  resourcePage,
+  resourceOf,
   userError,
   type Item,
   type Registry,
 } from "./common.ts";
-import { postedTo } from "./forms.ts";
 import { recordPage } from "./record.ts";
 import { lifecycleOf, performMove } from "./transitions.ts";
 
@@ -30,10 +29,8 @@ import { lifecycleOf, performMove } from "./transitions.ts";
  * 409 and message.
  */
 export function actionRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: Registry): void {
-  app.post("/data/:resource/:id/move", async (c) => {
-    const posted = await postedTo(c, parts);
-    if (posted instanceof Response) return posted;
-    const { signed, service, form } = posted;
+  app.post("/data/:resource/:id/move", parts.posted, resourceOf(parts, "write"), async (c) => {
+    const { signed, service, form } = c.var;
     const lifecycle = lifecycleOf(service.definition.name);
     const to = textOf(form, "to");
     if (!lifecycle?.moves.some((move) => move.to === to))
@@ -59,17 +56,14 @@ export function actionRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry:
       });
     }
   });
-  app.get("/data/:resource/:id/delete", async (c) => {
-    const found = await resourcePage(c, parts, "write");
-    if (found instanceof Response) return found;
-    const item = await findItem(found.service, found.signed.session.orgId, c.req.param("id"));
-    if (item instanceof Error) return errorPage(c, parts, found.signed, item);
-    return confirmPage(c, parts, found.signed, found.service, item);
+  app.get("/data/:resource/:id/delete", parts.signedIn, resourceOf(parts, "write"), async (c) => {
+    const { signed, service } = c.var;
+    const item = await findItem(service, signed.session.orgId, c.req.param("id"));
+    if (item instanceof Error) return errorPage(c, parts, signed, item);
+    return confirmPage(c, parts, signed, service, item);
   });
-  app.post("/data/:resource/:id/delete", async (c) => {
-    const posted = await postedTo(c, parts);
-    if (posted instanceof Response) return posted;
-    const { signed, service } = posted;
+  app.post("/data/:resource/:id/delete", parts.posted, resourceOf(parts, "write"), async (c) => {
+    const { signed, service } = c.var;
     const orgId = signed.session.orgId;
     const item = await findItem(service, orgId, c.req.param("id"));
     if (item instanceof Error) return errorPage(c, parts, signed, item);
@@ -84,7 +78,7 @@ export function actionRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry:
 
 /** "Delete INV-0001?" with one button (a plain page: no script, no dialog), or why it cannot be. */
 function confirmPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   signed: Signed,
   service: AnyResourceService,

@@ -1,13 +1,12 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { html, raw } from "hono/html";
 import type { AppError } from "../../core/index.ts";
 import { hasScope, type AnyResourceService } from "../../engines/index.ts";
-import type { AppEnv } from "../../api/env.ts";
 import { statusOf } from "../../api/problem.ts";
 import { page, type Html } from "../layout.ts";
+import { requires, type DashboardEnv } from "../gates.ts";
 import {
   errorsByField,
-  forbidden,
   notFoundPage as sectionNotFound,
   userError,
   type DashboardParts,
@@ -43,22 +42,26 @@ export function can(signed: Signed, service: AnyResourceService, access: Access)
   return hasScope(signed.session.scopes, service.definition.engine, access);
 }
 
-/** The signed-in user and the resource the URL names (with the access asked for), or the answer to send. */
-export async function resourcePage(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-  access: Access,
-): Promise<{ signed: Signed; service: AnyResourceService } | Response> {
-  const signed = await parts.signedIn(c);
-  if (signed instanceof Response) return signed;
-  const service = parts.deps.resources.get(c.req.param("resource") ?? "");
-  if (!service) return notFoundPage(c, parts, signed);
-  if (!can(signed, service, access)) return forbidden(c, signed);
-  return { signed, service };
+/** A Data route behind `resourceOf`: the resource the URL names is `c.var.service`. */
+export interface ResourceEnv {
+  Variables: DashboardEnv["Variables"] & { service: AnyResourceService };
+}
+
+/**
+ * After `signedIn` or `posted`: the resource the URL names as `c.var.service` (else the 404 page),
+ * and the access asked for to its engine (`finance:write` for invoices; else the 403 page).
+ */
+export function resourceOf(parts: DashboardParts, access: Access): MiddlewareHandler<ResourceEnv> {
+  return async (c, next) => {
+    const service = parts.deps.resources.get(c.req.param("resource") ?? "");
+    if (!service) return notFoundPage(c, parts, c.var.signed);
+    c.set("service", service);
+    return requires<ResourceEnv>(service.definition.engine, access)(c, next);
+  };
 }
 
 /** A 404 page in Data (parts.ts). */
-export const notFoundPage = (c: Context<AppEnv>, parts: DashboardParts, signed: Signed) =>
+export const notFoundPage = (c: Context, parts: DashboardParts, signed: Signed) =>
   sectionNotFound(c, parts, signed, "/data");
 
 /** Where a page shows a refusal: parts.ts (one rule for every group of pages). */
@@ -79,7 +82,7 @@ export async function findItem(
 
 /** The page for a refusal with no form to show it in (a record that is gone). */
 export function errorPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   signed: Signed,
   error: AppError,

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../api/env.ts";
 import { parseListQuery } from "../../api/list-params.ts";
 import { statusOf } from "../../api/problem.ts";
 import { page } from "../layout.ts";
-import { errorsByField, forbidden, type DashboardParts, type Signed } from "../parts.ts";
+import { errorsByField, type DashboardParts, type Signed } from "../parts.ts";
 import {
   breadcrumbs,
   can,
@@ -13,10 +13,9 @@ import {
   findItem,
   labelOf,
   nameOf,
-  notFoundPage,
   recordHref,
   refusalErrors,
-  resourcePage,
+  resourceOf,
   userError,
   type Item,
   type Registry,
@@ -46,19 +45,16 @@ const CHOICES_LIMIT = "100";
  * field (422, or the service's 409), with every entered value kept.
  */
 export function formRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: Registry): void {
-  app.get("/data/:resource/new", async (c) => {
-    const found = await resourcePage(c, parts, "write");
-    if (found instanceof Response) return found;
+  app.get("/data/:resource/new", parts.signedIn, resourceOf(parts, "write"), async (c) => {
+    const found = c.var;
     const fields = createFields(found.service);
     // A link may fill fields in (`/data/payments/new?invoice_id=inv_…`, from the invoice's page).
     const query = new URL(c.req.url).searchParams;
     const values = Object.fromEntries(fields.map((field) => [field.name, query.get(field.name) ?? ""]));
     return createPage(c, parts, registry, found, { values, errors: {} }, 200);
   });
-  app.post("/data/:resource/new", async (c) => {
-    const posted = await postedTo(c, parts);
-    if (posted instanceof Response) return posted;
-    const { signed, service, form } = posted;
+  app.post("/data/:resource/new", parts.posted, resourceOf(parts, "write"), async (c) => {
+    const { signed, service, form } = c.var;
     const fields = createFields(service);
     const values = postedValues(fields, form);
     const { body, errors } = bodyOf(fields, values, "create");
@@ -76,18 +72,15 @@ export function formRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: R
       return createPage(c, parts, registry, { signed, service }, state, statusOf(refusal.code));
     }
   });
-  app.get("/data/:resource/:id/edit", async (c) => {
-    const found = await resourcePage(c, parts, "write");
-    if (found instanceof Response) return found;
+  app.get("/data/:resource/:id/edit", parts.signedIn, resourceOf(parts, "write"), async (c) => {
+    const found = c.var;
     const item = await findItem(found.service, found.signed.session.orgId, c.req.param("id"));
     if (item instanceof Error) return errorPage(c, parts, found.signed, item);
     const values = valuesOf(editFields(found.service), item);
     return editPage(c, parts, registry, { ...found, item }, { values, errors: {} }, 200);
   });
-  app.post("/data/:resource/:id/edit", async (c) => {
-    const posted = await postedTo(c, parts);
-    if (posted instanceof Response) return posted;
-    const { signed, service, form } = posted;
+  app.post("/data/:resource/:id/edit", parts.posted, resourceOf(parts, "write"), async (c) => {
+    const { signed, service, form } = c.var;
     const orgId = signed.session.orgId;
     const item = await findItem(service, orgId, c.req.param("id"));
     if (item instanceof Error) return errorPage(c, parts, signed, item);
@@ -116,22 +109,6 @@ export function formRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: R
   });
 }
 
-/** A form post to a resource's page: signed in, CSRF checked, the resource known, its engine writable. */
-export async function postedTo(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-): Promise<
-  { signed: Signed; service: AnyResourceService; form: Record<string, string | string[]> } | Response
-> {
-  const result = await parts.posted(c);
-  if (result instanceof Response) return result;
-  const { signed, form } = result;
-  const service = parts.deps.resources.get(c.req.param("resource") ?? "");
-  if (!service) return notFoundPage(c, parts, signed);
-  if (!can(signed, service, "write")) return forbidden(c, signed);
-  return { signed, service, form };
-}
-
 const createFields = (service: AnyResourceService): FormField[] =>
   formFields(service.definition.schemas.create);
 
@@ -158,7 +135,7 @@ interface FormState {
 }
 
 async function createPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   registry: Registry,
   { signed, service }: { signed: Signed; service: AnyResourceService },
@@ -182,7 +159,7 @@ async function createPage(
 }
 
 async function editPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   registry: Registry,
   { signed, service, item }: { signed: Signed; service: AnyResourceService; item: Item },

@@ -14,7 +14,7 @@ import {
   labelOf,
   nameOf,
   recordHref,
-  resourcePage,
+  resourceOf,
   STATE_FIELDS,
   valueCell,
   valueText,
@@ -33,16 +33,14 @@ const EVENTS_LIMIT = 20;
  * history from the events outbox, and, for a user who may write, its actions.
  */
 export function recordRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: Registry): void {
-  app.get("/data/:resource/:id", async (c) => {
-    const found = await resourcePage(c, parts, "read");
-    if (found instanceof Response) return found;
-    return recordPage(c, parts, registry, found.signed, found.service, c.req.param("id"));
-  });
+  app.get("/data/:resource/:id", parts.signedIn, resourceOf(parts, "read"), async (c) =>
+    recordPage(c, parts, registry, c.var.signed, c.var.service, c.req.param("id")),
+  );
 }
 
 /** The record page, with a failed move shown again (its status: 409 or 422) when there is one. */
 export async function recordPage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   registry: Registry,
   signed: Signed,

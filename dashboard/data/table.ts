@@ -13,7 +13,7 @@ import {
   can,
   labelOf,
   recordHref,
-  resourcePage,
+  resourceOf,
   userError,
   valueCell,
   valueText,
@@ -28,14 +28,12 @@ import {
  * name the same rows, and a table's URL can be bookmarked and shared.
  */
 export function tableRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: Registry): void {
-  app.get("/data", async (c) => {
-    const signed = await parts.signedIn(c);
-    if (signed instanceof Response) return signed;
+  app.get("/data", parts.signedIn, async (c) => {
+    const { signed } = c.var;
     return c.html(page("Data", parts.nav(signed, "/data"), await indexBody(registry, signed)));
   });
-  app.get("/data/:resource", async (c) => {
-    const found = await resourcePage(c, parts, "read");
-    if (found instanceof Response) return found;
+  app.get("/data/:resource", parts.signedIn, resourceOf(parts, "read"), async (c) => {
+    const found = c.var;
     const params = new URL(c.req.url).searchParams;
     // A filter form sends its empty fields too; the API would refuse `currency=`, so the page
     // moves to the same URL without them, which is the one to bookmark.
@@ -49,7 +47,7 @@ export function tableRoutes(app: Hono<AppEnv>, parts: DashboardParts, registry: 
 }
 
 async function tablePage(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   registry: Registry,
   { signed, service }: { signed: Signed; service: AnyResourceService },

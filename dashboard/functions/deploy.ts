@@ -1,13 +1,19 @@
 import { principalOfSession } from "../session.ts";
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { html, raw } from "hono/html";
 import type { FieldError } from "../../core/index.ts";
-import { FUNCTION_AUTH, FunctionDeploySchema, type UploadedFiles } from "../../runtime/index.ts";
+import {
+  FUNCTION_AUTH,
+  FunctionDeploySchema,
+  type FunctionObject,
+  type UploadedFiles,
+} from "../../runtime/index.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../api/env.ts";
 import { fieldErrors, statusOf } from "../../api/problem.ts";
 import { csrfField, type Html, page } from "../layout.ts";
-import { forbidden, type DashboardParts, type Signed } from "../parts.ts";
+import { requires, type DashboardEnv, type PostedEnv } from "../gates.ts";
+import type { DashboardParts, Signed } from "../parts.ts";
 import {
   canWrite,
   findFunction,
@@ -49,22 +55,30 @@ interface DeployState {
   source?: Source;
 }
 
+/** A deploy form's function (none for a new one) and its form, read under the upload limit. */
+interface Deploying {
+  existing: FunctionObject | undefined;
+  form: FormData;
+}
+interface DeployEnv {
+  Variables: DashboardEnv["Variables"] & { deploying: Deploying };
+}
+
 export function deployRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
-  app.get("/functions/new", async (c) => {
-    const signed = await parts.signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canWrite(signed)) return forbidden(c, signed);
-    return c.html(newFunctionPage(parts, signed, freshState()));
-  });
-  app.post("/functions/new", (c) => postDeploy(c, parts, undefined));
-  app.get(
-    "/functions/:name/deploy",
-    viewing(parts, (c, { signed, fn }) => {
-      const state = freshState({ name: fn.name, auth: fn.auth });
-      return c.html(functionPage(parts, signed, fn, "/deploy", deployBody(signed, state)));
-    }),
+  const writes = requires("functions", "write");
+  app.get("/functions/new", parts.signedIn, writes, (c) =>
+    c.html(newFunctionPage(parts, c.var.signed, freshState())),
   );
-  app.post("/functions/:name/deploy", (c) => postDeploy(c, parts, c.req.param("name")));
+  // Signed in; the function and the files (a refusal of either is shown on the page); then the
+  // form's CSRF token and the role.
+  const gates = [parts.signedIn, deploying(parts), parts.posted, writes] as const;
+  app.post("/functions/new", ...gates, (c) => postDeploy(c, parts));
+  app.get("/functions/:name/deploy", ...viewing(parts), (c) => {
+    const { signed, fn } = c.var;
+    const state = freshState({ name: fn.name, auth: fn.auth });
+    return c.html(functionPage(parts, signed, fn, "/deploy", deployBody(signed, state)));
+  });
+  app.post("/functions/:name/deploy", ...gates, (c) => postDeploy(c, parts));
 }
 
 function freshState(existing?: { name: string; auth: string }): DeployState {
@@ -80,39 +94,62 @@ function freshState(existing?: { name: string; auth: string }): DeployState {
   };
 }
 
-/** A deploy form posted: read under the upload limit, checked, deployed, then to the function's page. */
-async function postDeploy(
-  c: Context<AppEnv>,
-  parts: DashboardParts,
-  fixedName: string | undefined,
-): Promise<Response> {
-  const signed = await parts.signedIn(c);
-  if (signed instanceof Response) return signed;
-  const existing = fixedName === undefined ? undefined : await findFunction(parts, signed, fixedName);
-  if (fixedName !== undefined && !existing) return notFound(c, parts, signed);
-  const again = (state: DeployState, status: number) =>
-    c.html(
-      existing
-        ? functionPage(parts, signed, existing, "/deploy", deployBody(signed, state))
-        : newFunctionPage(parts, signed, state),
-      status as ContentfulStatusCode,
-    );
-  let form: FormData;
-  try {
-    form = await readDeployForm(c, maxUpload(parts));
-  } catch (error) {
-    const refused = userError(error);
-    const errors = { upload: refused.message };
-    return again({ ...freshState(existing), errors, source: "upload" }, statusOf(refused.code));
-  }
-  const posted = await parts.posted(c);
-  if (posted instanceof Response) return posted;
-  if (!canWrite(signed)) return forbidden(c, signed);
+/**
+ * The function a Deploy tab names (else the 404 page) and the posted form, read under the upload
+ * limit (past it, or unreadable: the form again, the refusal at its upload field), as
+ * `c.var.deploying`.
+ */
+function deploying(parts: DashboardParts): MiddlewareHandler<DeployEnv> {
+  return async (c, next) => {
+    const { signed } = c.var;
+    const name = c.req.param("name");
+    const existing = name === undefined ? undefined : await findFunction(parts, signed, name);
+    if (name !== undefined && !existing) return notFound(c, parts, signed);
+    let form: FormData;
+    try {
+      form = await readDeployForm(c, maxUpload(parts));
+    } catch (error) {
+      const refused = userError(error);
+      const state: DeployState = {
+        ...freshState(existing),
+        errors: { upload: refused.message },
+        source: "upload",
+      };
+      return again(c, parts, signed, existing, state, statusOf(refused.code));
+    }
+    c.set("deploying", { existing, form });
+    await next();
+  };
+}
 
+/** The deploy page again (a new function's, or the function's Deploy tab) in `state`. */
+function again(
+  c: Context,
+  parts: DashboardParts,
+  signed: Signed,
+  existing: FunctionObject | undefined,
+  state: DeployState,
+  status: number,
+): Response | Promise<Response> {
+  return c.html(
+    existing
+      ? functionPage(parts, signed, existing, "/deploy", deployBody(signed, state))
+      : newFunctionPage(parts, signed, state),
+    status as ContentfulStatusCode,
+  );
+}
+
+/** A deploy form posted: checked, deployed, then to the function's page. */
+async function postDeploy(
+  c: Context<{ Variables: PostedEnv["Variables"] & DeployEnv["Variables"] }>,
+  parts: DashboardParts,
+): Promise<Response> {
+  const { signed } = c.var;
+  const { existing, form } = c.var.deploying;
   const source: Source = form.get("source") === "editor" ? "editor" : "upload";
   const values = valuesOf(form, existing);
   const failed = (errors: Record<string, string>, status = 422) =>
-    again({ ...(existing ? { existing } : {}), values, errors, source }, status);
+    again(c, parts, signed, existing, { ...(existing ? { existing } : {}), values, errors, source }, status);
   let files: UploadedFiles;
   try {
     files = source === "editor" ? editorFiles(form) : await uploadedFiles(form, maxUpload(parts));

@@ -1,20 +1,20 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { html, raw } from "hono/html";
 import { isAppError } from "../../core/index.ts";
-import { hasScope } from "../../engines/index.ts";
+import { hasScope, type Access } from "../../engines/index.ts";
 import { isFunctionRef, type FunctionObject, type Trigger } from "../../runtime/index.ts";
-import type { AppEnv } from "../../api/env.ts";
+import { requires, type DashboardEnv, type PostedEnv } from "../gates.ts";
 import { page, type Html } from "../layout.ts";
-import { forbidden, notFoundPage, userError, type DashboardParts, type Form, type Signed } from "../parts.ts";
+import { notFoundPage, userError, type DashboardParts, type Signed } from "../parts.ts";
 
 /**
  * What every page of one function shares: the function looked up for the signed-in user (a 404
- * page when there is none), its tabs, the scopes that gate each action, and the caller the
- * services see, which is what /v1 sees for the same session.
+ * page when there is none), its tabs, the gates of each action, and the caller the services see,
+ * which is what /v1 sees for the same session.
  */
 
+/** What a page offers the role (buttons, forms); the routes' own gates are `viewing` and `changing`. */
 export const canWrite = (signed: Signed): boolean => hasScope(signed.session.scopes, "functions", "write");
-export const canRead = (signed: Signed): boolean => hasScope(signed.session.scopes, "functions", "read");
 
 /** Where a page shows a refusal: parts.ts (one rule for every group of pages). */
 export { userError };
@@ -69,42 +69,43 @@ export function when(instant: string | null): Html {
   return html`<time datetime="${instant}">${instant.slice(0, 16).replace("T", " ")} UTC</time>`;
 }
 
-export interface FunctionRequest {
-  signed: Signed;
-  fn: FunctionObject;
+/** A route of one function's pages: the function the path names is `c.var.fn`. */
+export interface FunctionEnv {
+  Variables: DashboardEnv["Variables"] & { fn: FunctionObject };
 }
-
-type Handler<T> = (c: Context<AppEnv>, request: T) => Response | Promise<Response>;
-
-/** A GET of a function's page: signed in, `functions:read`, the function found (else a 404 page). */
-export function viewing(parts: DashboardParts, handler: Handler<FunctionRequest>) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
-    const signed = await parts.signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
-    const fn = await findFunction(parts, signed, c.req.param("name") ?? "");
-    if (!fn) return notFound(c, parts, signed);
-    return handler(c, { signed, fn });
-  };
+/** A form posted to one function's page: `c.var.fn` and the form, `c.var.form`. */
+export interface FunctionFormEnv {
+  Variables: PostedEnv["Variables"] & FunctionEnv["Variables"];
 }
 
 /**
- * A form posted to a function's page: signed in, its CSRF token (`parts.posted`), the scope /v1
- * asks for the same action, and the function found.
+ * The gates of a GET of a function's page, for a route to spread before its handler: signed in,
+ * `functions:read`, the function found (else the 404 page) as `c.var.fn`.
+ *
+ * @example
+ *   app.get("/functions/:name/versions", ...viewing(parts), async (c) =>
+ *     c.html(await versionsPage(parts, c.var.signed, c.var.fn, c.req.query("page"))),
+ *   );
  */
-export function changing(
-  parts: DashboardParts,
-  access: "read" | "write",
-  handler: Handler<FunctionRequest & { form: Form }>,
-) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
-    const result = await parts.posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!hasScope(signed.session.scopes, "functions", access)) return forbidden(c, signed);
-    const fn = await findFunction(parts, signed, c.req.param("name") ?? "");
-    if (!fn) return notFound(c, parts, signed);
-    return handler(c, { signed, fn, form });
+export function viewing(parts: DashboardParts) {
+  return [parts.signedIn, requires("functions", "read"), named(parts)] as const;
+}
+
+/**
+ * The gates of a form posted to a function's page: signed in with the session's CSRF token
+ * (`parts.posted`), the scope /v1 asks for the same action, the function found.
+ */
+export function changing(parts: DashboardParts, access: Access) {
+  return [parts.posted, requires("functions", access), named(parts)] as const;
+}
+
+/** The function the path's `:name` names, as `c.var.fn`; else the 404 page. */
+function named(parts: DashboardParts): MiddlewareHandler<FunctionEnv> {
+  return async (c, next) => {
+    const fn = await findFunction(parts, c.var.signed, c.req.param("name") ?? "");
+    if (!fn) return notFound(c, parts, c.var.signed);
+    c.set("fn", fn);
+    await next();
   };
 }
 
@@ -124,5 +125,5 @@ export async function findFunction(
 }
 
 /** A 404 page in Functions (parts.ts). */
-export const notFound = (c: Context<AppEnv>, parts: DashboardParts, signed: Signed) =>
+export const notFound = (c: Context, parts: DashboardParts, signed: Signed) =>
   notFoundPage(c, parts, signed, "/functions");

@@ -61,8 +61,8 @@ export function invokeRequestOf(form: Form): InvokeRequest {
  * `errors`; what the API would refuse (a body over the limit, a rate limit, the function failing)
  * comes back as its problem response.
  */
-export async function invokeFunction(
-  c: Context<AppEnv>,
+export async function invokeFunction<E extends AppEnv>(
+  c: Context<E>,
   deps: InvocationDeps,
   signed: Signed,
   fn: FunctionObject,

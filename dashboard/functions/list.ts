@@ -4,18 +4,17 @@ import { FUNCTION_LIST } from "../../runtime/index.ts";
 import type { AppEnv } from "../../api/env.ts";
 import { parseListQuery } from "../../api/list-params.ts";
 import { page } from "../layout.ts";
-import { forbidden, type DashboardParts } from "../parts.ts";
-import { canRead, canWrite, triggerText, when } from "./function-page.ts";
+import { requires } from "../gates.ts";
+import type { DashboardParts } from "../parts.ts";
+import { canWrite, triggerText, when } from "./function-page.ts";
 import { pager, pageParams } from "./pager.ts";
 
 const PER_PAGE = 50;
 
 /** `/functions`: the organization's functions by name, with the version serving each and its triggers. */
 export function listRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
-  app.get("/functions", async (c) => {
-    const signed = await parts.signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get("/functions", parts.signedIn, requires("functions", "read"), async (c) => {
+    const { signed } = c.var;
     const params = pageParams(c.req.query("page"), PER_PAGE, "name");
     const list = await parts.deps.functions.list(signed.session.orgId, parseListQuery(params, FUNCTION_LIST));
     return c.html(

@@ -26,24 +26,20 @@ import { recentLogs } from "./logs.ts";
 export function overviewRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   // The invocation path's caller check and rate limit, as createApi builds them for /v1.
   const invocation: InvocationDeps = { ...parts.deps, authenticate: createAuthenticator(parts.deps) };
-  app.get(
-    "/functions/:name",
-    viewing(parts, async (c, { signed, fn }) => {
-      const deployed = Number(c.req.query("deployed"));
-      const notice = Number.isSafeInteger(deployed) && deployed > 0 ? deployed : undefined;
-      return c.html(await overview(parts, signed, fn, { request: EMPTY_REQUEST, errors: {}, notice }));
-    }),
-  );
-  app.post(
-    "/functions/:name/invoke",
-    changing(parts, "read", async (c, { signed, fn, form }) => {
-      const request = invokeRequestOf(form);
-      const outcome = await invokeFunction(c, invocation, signed, fn, request);
-      const state =
-        "errors" in outcome ? { request, errors: outcome.errors } : { request, errors: {}, ...outcome };
-      return c.html(await overview(parts, signed, fn, state), "errors" in outcome ? 422 : 200);
-    }),
-  );
+  app.get("/functions/:name", ...viewing(parts), async (c) => {
+    const { signed, fn } = c.var;
+    const deployed = Number(c.req.query("deployed"));
+    const notice = Number.isSafeInteger(deployed) && deployed > 0 ? deployed : undefined;
+    return c.html(await overview(parts, signed, fn, { request: EMPTY_REQUEST, errors: {}, notice }));
+  });
+  app.post("/functions/:name/invoke", ...changing(parts, "read"), async (c) => {
+    const { signed, fn, form } = c.var;
+    const request = invokeRequestOf(form);
+    const outcome = await invokeFunction(c, invocation, signed, fn, request);
+    const state =
+      "errors" in outcome ? { request, errors: outcome.errors } : { request, errors: {}, ...outcome };
+    return c.html(await overview(parts, signed, fn, state), "errors" in outcome ? 422 : 200);
+  });
 }
 
 interface OverviewState {

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { html, raw } from "hono/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError } from "../../core/index.ts";
@@ -8,7 +8,15 @@ import { parseListQuery } from "../../api/list-params.ts";
 import { statusOf } from "../../api/problem.ts";
 import { csrfField, type Html, postButton } from "../layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../parts.ts";
-import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
+import {
+  canWrite,
+  changing,
+  functionPage,
+  userError,
+  viewing,
+  when,
+  type FunctionFormEnv,
+} from "./function-page.ts";
 import { pager, pageParams } from "./pager.ts";
 
 const PER_PAGE = 50;
@@ -21,16 +29,15 @@ const RUN_ID = /^frun_[0-9a-f]{32}$/;
  */
 export function runRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { functions } = parts.deps;
-  app.get(
-    "/functions/:name/runs",
-    viewing(parts, async (c, { signed, fn }) =>
-      c.html(await runsPage(parts, signed, fn, filterOf(c.req.query("status"), c.req.query("page")))),
+  app.get("/functions/:name/runs", ...viewing(parts), async (c) =>
+    c.html(
+      await runsPage(parts, c.var.signed, c.var.fn, filterOf(c.req.query("status"), c.req.query("page"))),
     ),
   );
-  const act = (
-    action: (orgId: string, fn: FunctionObject, run: string, schedule: string) => Promise<unknown>,
-  ) =>
-    changing(parts, "write", async (c, { signed, fn, form }) => {
+  const act =
+    (action: (orgId: string, fn: FunctionObject, run: string, schedule: string) => Promise<unknown>) =>
+    async (c: Context<FunctionFormEnv>) => {
+      const { signed, fn, form } = c.var;
       try {
         await action(signed.session.orgId, fn, c.req.param("run") ?? "", textOf(form, "schedule"));
       } catch (error) {
@@ -42,9 +49,10 @@ export function runRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
         );
       }
       return c.redirect(`/functions/${fn.name}/runs`, 303);
-    });
+    };
   app.post(
     "/functions/:name/runs/:run/retry",
+    ...changing(parts, "write"),
     act((orgId, fn, run) => {
       if (!RUN_ID.test(run)) throw new AppError("not_found", `No such run: '${run.slice(0, 100)}'`);
       return functions.retryRun(orgId, fn.id, run);
@@ -52,6 +60,7 @@ export function runRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   );
   app.post(
     "/functions/:name/runs",
+    ...changing(parts, "write"),
     act((orgId, fn, _run, schedule) => functions.startRun(orgId, fn.id, schedule ? { schedule } : {})),
   );
 }

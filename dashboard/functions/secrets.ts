@@ -21,42 +21,37 @@ import { canWrite, changing, functionPage, userError, viewing, when } from "./fu
  */
 export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { functions } = parts.deps;
-  app.get(
-    "/functions/:name/secrets",
-    viewing(parts, async (c, { signed, fn }) => c.html(await secretsPage(parts, signed, fn, {}))),
+  app.get("/functions/:name/secrets", ...viewing(parts), async (c) =>
+    c.html(await secretsPage(parts, c.var.signed, c.var.fn, {})),
   );
-  app.post(
-    "/functions/:name/secrets",
-    changing(parts, "write", async (c, { signed, fn, form }) => {
-      const name = textOf(form, "name").trim();
-      const parsed = SecretsUpdateSchema.safeParse({ [name]: textOf(form, "value") });
-      const again = async (errors: Record<string, string>, status: ContentfulStatusCode) =>
-        c.html(await secretsPage(parts, signed, fn, { errors, name }), status);
-      if (!parsed.success) return again(secretErrors(parsed.error.issues), 422);
-      try {
-        await functions.setSecrets(signed.session.orgId, fn.id, parsed.data);
-      } catch (error) {
-        const refused = userError(error);
-        return again({ _form: refused.message }, statusOf(refused.code) as ContentfulStatusCode);
-      }
-      return c.html(await secretsPage(parts, signed, fn, { saved: name }));
-    }),
-  );
-  app.post(
-    "/functions/:name/secrets/:secret/delete",
-    changing(parts, "write", async (c, { signed, fn }) => {
-      const secret = c.req.param("secret") ?? "";
-      try {
-        if (!SECRET_NAME.test(secret)) throw notASecret(secret);
-        await functions.deleteSecret(signed.session.orgId, fn.id, secret);
-      } catch (error) {
-        const refused = userError(error);
-        const status = statusOf(refused.code) as ContentfulStatusCode;
-        return c.html(await secretsPage(parts, signed, fn, { errors: { _form: refused.message } }), status);
-      }
-      return c.redirect(`/functions/${fn.name}/secrets`, 303);
-    }),
-  );
+  app.post("/functions/:name/secrets", ...changing(parts, "write"), async (c) => {
+    const { signed, fn, form } = c.var;
+    const name = textOf(form, "name").trim();
+    const parsed = SecretsUpdateSchema.safeParse({ [name]: textOf(form, "value") });
+    const again = async (errors: Record<string, string>, status: ContentfulStatusCode) =>
+      c.html(await secretsPage(parts, signed, fn, { errors, name }), status);
+    if (!parsed.success) return again(secretErrors(parsed.error.issues), 422);
+    try {
+      await functions.setSecrets(signed.session.orgId, fn.id, parsed.data);
+    } catch (error) {
+      const refused = userError(error);
+      return again({ _form: refused.message }, statusOf(refused.code) as ContentfulStatusCode);
+    }
+    return c.html(await secretsPage(parts, signed, fn, { saved: name }));
+  });
+  app.post("/functions/:name/secrets/:secret/delete", ...changing(parts, "write"), async (c) => {
+    const { signed, fn } = c.var;
+    const secret = c.req.param("secret") ?? "";
+    try {
+      if (!SECRET_NAME.test(secret)) throw notASecret(secret);
+      await functions.deleteSecret(signed.session.orgId, fn.id, secret);
+    } catch (error) {
+      const refused = userError(error);
+      const status = statusOf(refused.code) as ContentfulStatusCode;
+      return c.html(await secretsPage(parts, signed, fn, { errors: { _form: refused.message } }), status);
+    }
+    return c.redirect(`/functions/${fn.name}/secrets`, 303);
+  });
 }
 
 /** A name the API's path would not take (`SECRET_NAME`) names no secret: a 404, as /v1 answers. */

@@ -6,7 +6,6 @@ import {
   type FunctionFiles,
   type UploadedFiles,
 } from "../../runtime/index.ts";
-import type { AppEnv } from "../../api/env.ts";
 import { readBody } from "../../api/middleware/json-body.ts";
 import { unzip, ZipRefused, type ZipEntry } from "./zip.ts";
 
@@ -25,7 +24,7 @@ export class SourceRefused extends Error {}
  * it to Hono's body cache, so `parts.posted` checks the CSRF token of this same form. The dashboard's
  * form guard (guard.ts) has read it already, under the same limit: then it is taken from the cache.
  */
-export async function readDeployForm(c: Context<AppEnv>, maxBytes: number): Promise<FormData> {
+export async function readDeployForm(c: Context, maxBytes: number): Promise<FormData> {
   if (c.req.bodyCache.formData) return c.req.formData();
   const bytes = await readBody(c, maxBytes);
   let form: FormData;

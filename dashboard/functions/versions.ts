@@ -18,26 +18,21 @@ const PER_PAGE = 50;
  * older one (the service `POST /v1/functions/{name}/rollback` calls, which needs `functions:write`).
  */
 export function versionRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
-  app.get(
-    "/functions/:name/versions",
-    viewing(parts, async (c, { signed, fn }) =>
-      c.html(await versionsPage(parts, signed, fn, c.req.query("page"))),
-    ),
+  app.get("/functions/:name/versions", ...viewing(parts), async (c) =>
+    c.html(await versionsPage(parts, c.var.signed, c.var.fn, c.req.query("page"))),
   );
-  app.post(
-    "/functions/:name/versions/:version/rollback",
-    changing(parts, "write", async (c, { signed, fn }) => {
-      try {
-        const version = versionOf(c.req.param("version") ?? "");
-        await parts.deps.functions.rollback(signed.session.orgId, fn.id, version);
-      } catch (error) {
-        const refused = userError(error);
-        const status = statusOf(refused.code) as ContentfulStatusCode;
-        return c.html(await versionsPage(parts, signed, fn, undefined, refused.message), status);
-      }
-      return c.redirect(`/functions/${fn.name}/versions`, 303);
-    }),
-  );
+  app.post("/functions/:name/versions/:version/rollback", ...changing(parts, "write"), async (c) => {
+    const { signed, fn } = c.var;
+    try {
+      const version = versionOf(c.req.param("version") ?? "");
+      await parts.deps.functions.rollback(signed.session.orgId, fn.id, version);
+    } catch (error) {
+      const refused = userError(error);
+      const status = statusOf(refused.code) as ContentfulStatusCode;
+      return c.html(await versionsPage(parts, signed, fn, undefined, refused.message), status);
+    }
+    return c.redirect(`/functions/${fn.name}/versions`, 303);
+  });
 }
 
 /** A version in a path: a whole number from 1, else a 404 as /v1 answers it. */

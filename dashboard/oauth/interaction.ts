@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { InteractionDetails, Provider } from "oidc-provider";
 import {
   authorizeInstallation,
@@ -31,6 +31,10 @@ interface Pending {
   client: OAuthClient;
   requested: string[];
 }
+/** A consent page's route: this browser's pending authorization is `c.var.pending`. */
+interface PendingEnv {
+  Variables: AppEnv["Variables"] & { pending: Pending };
+}
 
 /**
  * The consent pages oidc-provider sends a user to (`interactions.url`): signed in to the dashboard
@@ -40,14 +44,15 @@ interface Pending {
  */
 export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: DashboardParts): void {
   const { deps, posted, nav } = parts;
+  const pendingAuthorization = pendingOf(oauth, deps.store);
   app.use(`${PAGE}/*`, pageHeaders());
   app.use(PAGE, pageHeaders());
   // Approve and Deny as every dashboard form: this origin, a bounded body, a CSRF token.
   app.use(`${OAUTH_PATH}/interaction/*`, formGuard(deps));
 
-  app.get(PAGE, async (c) => {
-    const pending = await pendingOf(c, oauth, deps.store);
-    if (pending instanceof Response) return pending;
+  // The authorization first, then the session: signing in comes back here (`return_to`).
+  app.get(PAGE, pendingAuthorization, async (c) => {
+    const { pending } = c.var;
     const signed = await sessionOf(c, deps);
     if (!signed) {
       return c.redirect(
@@ -80,23 +85,20 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
     );
   });
 
-  app.post(`${PAGE}/approve`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const pending = await pendingOf(c, oauth, deps.store);
-    if (pending instanceof Response) return pending;
-    const member = (await membershipsOf(deps.store, result.signed.session.user.id)).find(
-      (org) => org.orgId === textOf(result.form, "org"),
+  app.post(`${PAGE}/approve`, posted, pendingAuthorization, async (c) => {
+    const { signed, form, pending } = c.var;
+    const member = (await membershipsOf(deps.store, signed.session.user.id)).find(
+      (org) => org.orgId === textOf(form, "org"),
     );
     if (!member) return failure(c, "access_denied", "You are not a member of that organization.", 403);
     const { granted, withheld } = split(pending, member.role);
     if (granted.length === 0)
       return failure(c, "access_denied", "Your role cannot grant what the app asks for.", 403);
-    const grantId = await saveGrant(pending, result.signed, member.orgId, granted, withheld);
+    const grantId = await saveGrant(pending, signed, member.orgId, granted, withheld);
     const { previousGrantId } = await authorizeInstallation(deps.store, deps.clock, {
       orgId: member.orgId,
       appId: pending.client.app.id,
-      userId: result.signed.session.user.id,
+      userId: signed.session.user.id,
       grantId,
       scopes: granted,
       grantor: { type: "member", role: member.role },
@@ -105,19 +107,15 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
     if (previousGrantId) await revokeGrantRecords(deps.store, previousGrantId);
     const { req, res } = nodeOf(c);
     const to = await pending.provider.interactionResult(req, res, {
-      login: { accountId: result.signed.session.user.id },
+      login: { accountId: signed.session.user.id },
       consent: { grantId },
     });
     return c.redirect(to, 303);
   });
 
-  app.post(`${PAGE}/deny`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const pending = await pendingOf(c, oauth, deps.store);
-    if (pending instanceof Response) return pending;
+  app.post(`${PAGE}/deny`, posted, pendingAuthorization, async (c) => {
     const { req, res } = nodeOf(c);
-    const to = await pending.provider.interactionResult(req, res, {
+    const to = await c.var.pending.provider.interactionResult(req, res, {
       error: "access_denied",
       error_description: "The user denied access",
     });
@@ -156,25 +154,28 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
   }
 }
 
-/** The pending authorization of this browser (oidc-provider's interaction cookie), or an error page. */
-async function pendingOf(c: Context<AppEnv>, oauth: OAuthServer, store: Store): Promise<Pending | Response> {
-  const provider = await oauth.providerFor(c);
-  const { req, res } = nodeOf(c);
-  const details = await provider.interactionDetails(req, res).catch(() => undefined);
-  if (!details || details.uid !== c.req.param("uid")) {
-    return failure(
-      c,
-      "invalid_request",
-      "This authorization request has expired: start again from the app.",
-      400,
-    );
-  }
-  const client = await findOAuthClient(store, String(details.params.client_id));
-  if (!client) return failure(c, "invalid_client", "This app no longer exists.", 400);
-  const requested = String(details.params.scope ?? "")
-    .split(" ")
-    .filter(Boolean);
-  return { provider, details, client, requested };
+/** The pending authorization of this browser (oidc-provider's interaction cookie) as `c.var.pending`, or an error page. */
+function pendingOf(oauth: OAuthServer, store: Store): MiddlewareHandler<PendingEnv> {
+  return async (c, next) => {
+    const provider = await oauth.providerFor(c);
+    const { req, res } = nodeOf(c);
+    const details = await provider.interactionDetails(req, res).catch(() => undefined);
+    if (!details || details.uid !== c.req.param("uid")) {
+      return failure(
+        c,
+        "invalid_request",
+        "This authorization request has expired: start again from the app.",
+        400,
+      );
+    }
+    const client = await findOAuthClient(store, String(details.params.client_id));
+    if (!client) return failure(c, "invalid_client", "This app no longer exists.", 400);
+    const requested = String(details.params.scope ?? "")
+      .split(" ")
+      .filter(Boolean);
+    c.set("pending", { provider, details, client, requested });
+    await next();
+  };
 }
 
 /** What the member's role in the chosen organization can grant of the request, and what it cannot. */
@@ -194,7 +195,7 @@ function resourcesOf(details: InteractionDetails): string[] {
  * URI: browsers apply `form-action` to the redirects after a form is sent (CSP3 §6.4.2), and Approve
  * and Deny end at the app.
  */
-function withCsp(c: Context<AppEnv>, app?: { logoUrl: string | null; redirectUri: string }): void {
+function withCsp(c: Context, app?: { logoUrl: string | null; redirectUri: string }): void {
   let policy = CSP;
   if (app?.logoUrl)
     policy = policy.replace("img-src 'self' data:", `img-src 'self' data: ${new URL(app.logoUrl).origin}`);
@@ -203,12 +204,7 @@ function withCsp(c: Context<AppEnv>, app?: { logoUrl: string | null; redirectUri
   c.header("Content-Security-Policy", policy);
 }
 
-async function failure(
-  c: Context<AppEnv>,
-  error: string,
-  description: string,
-  status: 400 | 403,
-): Promise<Response> {
+async function failure(c: Context, error: string, description: string, status: 400 | 403): Promise<Response> {
   withCsp(c);
   return c.html(await errorPage(error, description), status);
 }

@@ -10,20 +10,12 @@ import {
 } from "../../webhooks/index.ts";
 import type { AppEnv } from "../../api/env.ts";
 import { csrfField, fieldError, type Html, page } from "../layout.ts";
-import { forbidden, textOf, type DashboardParts, type Signed } from "../parts.ts";
+import { requires } from "../gates.ts";
+import { textOf, type DashboardParts, type Signed } from "../parts.ts";
 import { deliveryPage, type DeliveryPageState } from "./delivery-page.ts";
 import { deliveriesTable } from "./endpoint-page.ts";
 import { renderEndpoint } from "./endpoints.ts";
-import {
-  canRead,
-  canWrite,
-  DELIVERY_ID,
-  ENDPOINT_ID,
-  listQuery,
-  notFound,
-  pager,
-  refusalOf,
-} from "./views.ts";
+import { canWrite, DELIVERY_ID, ENDPOINT_ID, listQuery, notFound, pager, refusalOf } from "./views.ts";
 
 /**
  * Deliveries: send a test event, an endpoint's deliveries (by status), one delivery with its attempts,
@@ -48,13 +40,10 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, posted, nav } = parts;
   const endpoints = deps.webhookEndpoints;
   const deliveries = deps.webhookDeliveries;
+  const reads = requires("webhooks", "read");
+  const writes = requires("webhooks", "write");
 
-  const listPage = async (
-    c: Context<AppEnv>,
-    signed: Signed,
-    endpoint: WebhookEndpoint,
-    recover: RecoverState,
-  ) => {
+  const listPage = async (c: Context, signed: Signed, endpoint: WebhookEndpoint, recover: RecoverState) => {
     const status = c.req.query("status") ?? "";
     const filter = (DELIVERY_STATUSES as readonly string[]).includes(status) ? status : "";
     const filters: Record<string, string[]> = filter ? { status: [filter] } : {};
@@ -71,11 +60,8 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.html(page("Deliveries", nav(signed, "/webhooks"), body), code);
   };
 
-  app.post(`/webhooks/${ENDPOINT_ID}/test`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/test`, posted, writes, async (c) => {
+    const { signed } = c.var;
     const orgId = signed.session.orgId;
     const id = c.req.param("id");
     const sent = await refusalOf(() => endpoints.sendTest(orgId, id));
@@ -87,20 +73,15 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return renderEndpoint(c, parts, signed, endpoint, { error: sent.message }, 409);
   });
 
-  app.get(`/webhooks/${ENDPOINT_ID}/deliveries`, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get(`/webhooks/${ENDPOINT_ID}/deliveries`, signedIn, reads, async (c) => {
+    const { signed } = c.var;
     const endpoint = await refusalOf(() => endpoints.get(signed.session.orgId, c.req.param("id")));
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     return listPage(c, signed, endpoint, {});
   });
 
-  app.post(`/webhooks/${ENDPOINT_ID}/recover`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/recover`, posted, writes, async (c) => {
+    const { signed, form } = c.var;
     const orgId = signed.session.orgId;
     const endpoint = await refusalOf(() => endpoints.get(orgId, c.req.param("id")));
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
@@ -117,20 +98,15 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return listPage(c, signed, endpoint, { since, recovered });
   });
 
-  app.get(`/webhooks/${ENDPOINT_ID}/deliveries/${DELIVERY_ID}`, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get(`/webhooks/${ENDPOINT_ID}/deliveries/${DELIVERY_ID}`, signedIn, reads, async (c) => {
+    const { signed } = c.var;
     const notice = c.req.query("done") === "test" ? "Test event queued: it is sent in a moment." : undefined;
     const retried = c.req.query("done") === "retried" ? "Queued to be sent again now." : undefined;
     return renderDelivery(c, signed, { notice: notice ?? retried });
   });
 
-  app.post(`/webhooks/${ENDPOINT_ID}/deliveries/${DELIVERY_ID}/retry`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/deliveries/${DELIVERY_ID}/retry`, posted, writes, async (c) => {
+    const { signed } = c.var;
     const { id, delivery } = c.req.param();
     const found = await refusalOf(() => deliveries.get(signed.session.orgId, delivery));
     if (found instanceof AppError || found.endpoint_id !== id) return notFound(c, parts, signed, "/webhooks");
@@ -141,7 +117,7 @@ export function deliveryRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
 
   /** The delivery at the path, if it is the endpoint's: with its endpoint, event and attempts. */
   async function renderDelivery(
-    c: Context<AppEnv>,
+    c: Context,
     signed: Signed,
     state: DeliveryPageState,
     status: 200 | 409 = 200,

@@ -9,7 +9,8 @@ import {
 } from "../../webhooks/index.ts";
 import type { AppEnv } from "../../api/env.ts";
 import { page } from "../layout.ts";
-import { errorsByField, forbidden, type DashboardParts, type Signed } from "../parts.ts";
+import { requires } from "../gates.ts";
+import { errorsByField, type DashboardParts, type Signed } from "../parts.ts";
 import {
   bodyOfValues,
   EMPTY_FORM,
@@ -21,7 +22,7 @@ import {
 } from "./endpoint-form.ts";
 import { endpointPage, type EndpointPageState } from "./endpoint-page.ts";
 import { listPage } from "./list-page.ts";
-import { canRead, canWrite, ENDPOINT_ID, listQuery, notFound, refusalOf } from "./views.ts";
+import { ENDPOINT_ID, listQuery, notFound, refusalOf } from "./views.ts";
 
 /**
  * Endpoints: the list, create, the endpoint's page, edit, disable and enable, delete. Each calls the
@@ -47,7 +48,7 @@ function formErrors(byParam: Record<string, string>): Record<string, string> {
 
 /** The endpoint's page with its latest deliveries, in the state an action left it. */
 export async function renderEndpoint(
-  c: Context<AppEnv>,
+  c: Context,
   parts: DashboardParts,
   signed: Signed,
   endpoint: WebhookEndpoint,
@@ -66,9 +67,11 @@ export async function renderEndpoint(
 export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, signedIn, posted, nav } = parts;
   const service = deps.webhookEndpoints;
+  const reads = requires("webhooks", "read");
+  const writes = requires("webhooks", "write");
 
   const formPage = (
-    c: Context<AppEnv>,
+    c: Context,
     signed: Signed,
     target: { endpoint?: WebhookEndpoint; values: EndpointFormValues; errors: Record<string, string> },
     status: 200 | 422 = 200,
@@ -89,27 +92,19 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.html(page(title, nav(signed, "/webhooks"), body), status);
   };
 
-  app.get("/webhooks", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get("/webhooks", signedIn, reads, async (c) => {
+    const { signed } = c.var;
     const list = await service.list(signed.session.orgId, listQuery(c.req.query("page"), 25));
     const notice = DONE[c.req.query("done") ?? ""];
     return c.html(page("Webhooks", nav(signed, "/webhooks"), await listPage(parts, signed, list, notice)));
   });
 
-  app.get("/webhooks/new", async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canWrite(signed)) return forbidden(c, signed);
-    return formPage(c, signed, { values: EMPTY_FORM, errors: {} });
-  });
+  app.get("/webhooks/new", signedIn, writes, (c) =>
+    formPage(c, c.var.signed, { values: EMPTY_FORM, errors: {} }),
+  );
 
-  app.post("/webhooks/new", async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post("/webhooks/new", posted, writes, async (c) => {
+    const { signed, form } = c.var;
     const values = valuesOfForm(form);
     const created = await saved(values, { schema: WebhookEndpointCreateSchema, creating: true }, (input) =>
       service.create(signed.session.orgId, input),
@@ -118,30 +113,23 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.redirect(`/webhooks/${created.endpoint.id}?done=created`, 303);
   });
 
-  app.get(`/webhooks/${ENDPOINT_ID}`, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canRead(signed)) return forbidden(c, signed);
+  app.get(`/webhooks/${ENDPOINT_ID}`, signedIn, reads, async (c) => {
+    const { signed } = c.var;
     const endpoint = await refusalOf(() => service.get(signed.session.orgId, c.req.param("id")));
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     const notice = DONE[c.req.query("done") ?? ""];
     return renderEndpoint(c, parts, signed, endpoint, notice ? { notice } : {});
   });
 
-  app.get(`/webhooks/${ENDPOINT_ID}/edit`, async (c) => {
-    const signed = await signedIn(c);
-    if (signed instanceof Response) return signed;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.get(`/webhooks/${ENDPOINT_ID}/edit`, signedIn, writes, async (c) => {
+    const { signed } = c.var;
     const endpoint = await refusalOf(() => service.get(signed.session.orgId, c.req.param("id")));
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     return formPage(c, signed, { endpoint, values: valuesOfEndpoint(endpoint), errors: {} });
   });
 
-  app.post(`/webhooks/${ENDPOINT_ID}/edit`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed, form } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/edit`, posted, writes, async (c) => {
+    const { signed, form } = c.var;
     const id = c.req.param("id");
     const endpoint = await refusalOf(() => service.get(signed.session.orgId, id));
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
@@ -157,11 +145,8 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     ["disable", false],
     ["enable", true],
   ] as const) {
-    app.post(`/webhooks/${ENDPOINT_ID}/${path}`, async (c) => {
-      const result = await posted(c);
-      if (result instanceof Response) return result;
-      const { signed } = result;
-      if (!canWrite(signed)) return forbidden(c, signed);
+    app.post(`/webhooks/${ENDPOINT_ID}/${path}`, posted, writes, async (c) => {
+      const { signed } = c.var;
       const id = c.req.param("id");
       const updated = await refusalOf(() => service.update(signed.session.orgId, id, { enabled }));
       if (updated instanceof AppError) return notFound(c, parts, signed, "/webhooks");
@@ -169,11 +154,8 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     });
   }
 
-  app.post(`/webhooks/${ENDPOINT_ID}/delete`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/delete`, posted, writes, async (c) => {
+    const { signed } = c.var;
     const deleted = await refusalOf(() => service.delete(signed.session.orgId, c.req.param("id")));
     if (deleted instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     return c.redirect("/webhooks?done=deleted", 303);

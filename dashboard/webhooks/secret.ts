@@ -1,9 +1,11 @@
 import type { Hono } from "hono";
 import { AppError } from "../../core/index.ts";
+import { SIGNING_SECRET_ACCESS } from "../../webhooks/index.ts";
 import type { AppEnv } from "../../api/env.ts";
-import { forbidden, type DashboardParts } from "../parts.ts";
+import { requires } from "../gates.ts";
+import type { DashboardParts } from "../parts.ts";
 import { renderEndpoint } from "./endpoints.ts";
-import { canRevealSecret, canWrite, ENDPOINT_ID, notFound, refusalOf } from "./views.ts";
+import { ENDPOINT_ID, notFound, refusalOf } from "./views.ts";
 
 /**
  * The signing secret. Revealing is a POST, so the secret is only ever in a response body: never in a
@@ -15,11 +17,9 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   const { deps, posted } = parts;
   const service = deps.webhookEndpoints;
 
-  app.post(`/webhooks/${ENDPOINT_ID}/secret`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!canRevealSecret(signed)) return forbidden(c, signed);
+  const reveals = requires("webhooks", SIGNING_SECRET_ACCESS);
+  app.post(`/webhooks/${ENDPOINT_ID}/secret`, posted, reveals, async (c) => {
+    const { signed } = c.var;
     const orgId = signed.session.orgId;
     const id = c.req.param("id");
     const endpoint = await refusalOf(() => service.get(orgId, id));
@@ -28,11 +28,8 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return renderEndpoint(c, parts, signed, endpoint, { secret });
   });
 
-  app.post(`/webhooks/${ENDPOINT_ID}/rotate`, async (c) => {
-    const result = await posted(c);
-    if (result instanceof Response) return result;
-    const { signed } = result;
-    if (!canWrite(signed)) return forbidden(c, signed);
+  app.post(`/webhooks/${ENDPOINT_ID}/rotate`, posted, requires("webhooks", "write"), async (c) => {
+    const { signed } = c.var;
     const rotated = await refusalOf(() => service.rotateSecret(signed.session.orgId, c.req.param("id")));
     if (rotated instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     const { secret, ...endpoint } = rotated;

@@ -10,7 +10,7 @@ import type { Signed } from "../parts.ts";
  * not-found page, and the one way a service's refusal (a 404, a 409) reaches a page.
  */
 
-export const canRead = (signed: Signed) => hasScope(signed.session.scopes, "webhooks", "read");
+/** What a page offers the role (buttons, forms); the routes' own gates are `requires` (gates.ts). */
 export const canWrite = (signed: Signed) => hasScope(signed.session.scopes, "webhooks", "write");
 export const canRevealSecret = (signed: Signed) =>
   hasScope(signed.session.scopes, "webhooks", SIGNING_SECRET_ACCESS);
