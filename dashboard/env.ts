@@ -1,4 +1,5 @@
-import type { ApiDeps } from "../api/env.ts";
+import type { ApiDeps, AppEnv } from "../api/env.ts";
+import type { SessionPrincipal } from "../engines/index.ts";
 import type { OAuthServer } from "./oauth/server.ts";
 
 /**
@@ -8,4 +9,18 @@ import type { OAuthServer } from "./oauth/server.ts";
  */
 export interface DashboardDeps extends ApiDeps {
   oauth: OAuthServer;
+}
+
+/** A signed-in user of the dashboard, and the CSRF token its pages embed. */
+export type Signed = { session: SessionPrincipal; csrf: string };
+/** A posted form's fields (a repeated field as a list). */
+export type Form = Record<string, string | string[]>;
+
+/** A route behind `parts.signedIn` (gates.ts): the user is `c.var.signed`. */
+export interface DashboardEnv {
+  Variables: AppEnv["Variables"] & { signed: Signed };
+}
+/** A route behind `parts.posted` (gates.ts): the user is `c.var.signed`, the form's fields `c.var.form`. */
+export interface PostedEnv {
+  Variables: DashboardEnv["Variables"] & { form: Form };
 }

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { hasScope, type Access, type Role, type ScopeName } from "../engines/index.ts";
-import type { AppEnv } from "../api/env.ts";
-import { forbidden, type Form, type Signed } from "./parts.ts";
+import type { DashboardEnv, Signed } from "./env.ts";
+import { forbidden } from "./parts.ts";
 
 /**
  * The gates of the dashboard's routes, as Hono middleware each route declares before its handler,
@@ -17,14 +17,7 @@ import { forbidden, type Form, type Signed } from "./parts.ts";
  *   });
  */
 
-/** A route behind `parts.signedIn`: the user is `c.var.signed`. */
-export interface DashboardEnv {
-  Variables: AppEnv["Variables"] & { signed: Signed };
-}
-/** A route behind `parts.posted`: the user is `c.var.signed`, the form's fields `c.var.form`. */
-export interface PostedEnv {
-  Variables: DashboardEnv["Variables"] & { form: Form };
-}
+export type { DashboardEnv, PostedEnv } from "./env.ts";
 
 /** How a gate refuses a signed-in user: the 403 page (`forbidden`) unless a route says otherwise. */
 export type Refusal<E extends DashboardEnv> = (c: Context<E>, signed: Signed) => Response | Promise<Response>;

@@ -2,16 +2,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { isAppError, type AppError, type FieldError } from "../core/index.ts";
 import { html } from "hono/html";
-import { csrfMatches, type SessionPrincipal } from "../engines/index.ts";
+import { csrfMatches } from "../engines/index.ts";
 import type { ApiDeps } from "../api/env.ts";
 import { fieldErrors } from "../api/problem.ts";
 import { page, type PageNav } from "./layout.ts";
-import type { DashboardEnv, PostedEnv } from "./gates.ts";
+import type { DashboardEnv, PostedEnv, Signed } from "./env.ts";
 import { sessionOf } from "./session.ts";
 
-/** A signed-in user of the dashboard, and the CSRF token its pages embed. */
-export type Signed = { session: SessionPrincipal; csrf: string };
-export type Form = Record<string, string | string[]>;
+export type { Form, Signed } from "./env.ts";
 
 /**
  * What every group of pages (accounts.ts, api-keys.ts, members.ts, sync-panel.ts) is built with: the
