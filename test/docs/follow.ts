@@ -26,7 +26,17 @@ const PAGES = [
   ),
 ];
 
-describe.each(PAGES)("%s, followed as written", (page) => {
+/**
+ * Follows every `shards`-th page, from the `shard`-th (0-based): the pages are shared out among a few
+ * test files (pages-N.test.ts) so that the test workers follow them side by side; each page starts
+ * its own server, so no page waits for another.
+ */
+export function followPages(shard: number, shards: number): void {
+  const pages = PAGES.filter((_, index) => index % shards === shard);
+  describe.each(pages)("%s, followed as written", followPage);
+}
+
+function followPage(page: string): void {
   const blocks = shellBlocks(read(page));
   const dataDir = mkdtempSync(join(tmpdir(), "tessera-doctest-"));
   let shell: ShellSession;
@@ -73,7 +83,7 @@ describe.each(PAGES)("%s, followed as written", (page) => {
     },
     BLOCK_TIMEOUT_MS + 10_000,
   );
-});
+}
 
 /** Each output block shown after `block` holds against what it printed (json: its last JSON value). */
 function expectOutputs(block: ShellBlock, result: BlockResult, fill: (text: string) => string): void {
