@@ -60,6 +60,11 @@ export interface PlanOutcome {
   reply: string;
   /** `failed` when the planner could not do what was asked (it says why in the reply). */
   failed?: boolean;
+  /**
+   * `false` when the reply does not answer the message: a clarifying question, the help text, or
+   * "I can't answer that" naming what was not understood. Absent means understood.
+   */
+  understood?: boolean;
   /** Kept with the interaction and handed back in `history` for follow-ups. */
   memory?: unknown;
   /** The model that answered (LLM planner). */

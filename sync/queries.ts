@@ -62,6 +62,7 @@ export async function insertInteraction(
     message: string;
     reply: string;
     status: SyncInteractionStatus;
+    understood: boolean;
     planner: PlannerRecord;
     sources: Source[];
     memory: unknown;
@@ -71,8 +72,8 @@ export async function insertInteraction(
 ): Promise<InteractionRow> {
   const [row] = await db.query<InteractionRow>(
     `INSERT INTO sync_interactions
-       (id, org_id, conversation_id, turn, message, reply, status, planner, sources, memory, asked_by, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::timestamptz, $12::timestamptz)
+       (id, org_id, conversation_id, turn, message, reply, status, planner, sources, memory, asked_by, created_at, updated_at, understood)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::timestamptz, $12::timestamptz, $13)
      RETURNING *`,
     [
       values.id,
@@ -87,6 +88,7 @@ export async function insertInteraction(
       values.memory ?? null,
       values.askedBy,
       values.now.toISOString(),
+      values.understood,
     ],
   );
   return row!;

@@ -41,6 +41,8 @@ export interface InteractionRow {
   message: string;
   reply: string;
   status: SyncInteractionStatus;
+  /** The reply answered the message (false: a question back, the help text, "I did not understand"). */
+  understood: boolean;
   planner: PlannerRecord;
   sources: Source[];
   /** jsonb: what the planner keeps for a follow-up (its own shape), or null */
@@ -116,6 +118,7 @@ export function renderInteraction(row: InteractionRow, actions: SyncAction[]): S
     object: "sync.interaction",
     conversation_id: row.conversation_id,
     status: row.status === "requires_approval" && !waiting ? "completed" : row.status,
+    understood: row.understood,
     message: row.message,
     reply: row.reply,
     actions,

@@ -50,6 +50,10 @@ export const SyncInteractionSchema = z
     object: z.literal("sync.interaction"),
     conversation_id: z.string(),
     status: z.enum(SYNC_INTERACTION_STATUSES),
+    understood: z.boolean().meta({
+      description:
+        "false when the reply does not answer the message: SYNC asked which record was meant, gave its help text, or said what it did not understand instead of answering another question",
+    }),
     message: z.string(),
     reply: z.string().meta({ description: "Markdown" }),
     actions: z.array(SyncActionSchema),

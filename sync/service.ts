@@ -200,6 +200,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       return {
         reply: "SYNC could not answer this message: something went wrong on the server.",
         failed: true,
+        understood: false,
       };
     });
     const status = outcome.failed ? "failed" : proposals.length > 0 ? "requires_approval" : "completed";
@@ -230,6 +231,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         message: body.message,
         reply: outcome.reply,
         status: outcome.failed ? "failed" : status,
+        understood: outcome.understood !== false,
         planner: planned,
         sources,
         memory: "memory" in outcome ? outcome.memory : undefined,

@@ -29,8 +29,13 @@ export interface Analysis {
   originalWords: string;
   features: Set<string>;
   facet?: Facet;
-  /** The command verb the message starts with ("mark", "void", "move"…), when it is one. */
+  /**
+   * The command verb the message starts with ("mark", "void", "move"…), when it is one, or the
+   * verb of a command said in passing, after news or a reason ("they signed today — move it to won").
+   */
   verb?: string;
+  /** Where that command said in passing starts in `norm.text`; absent when the message opens with it. */
+  commandAt?: number;
 }
 
 /** Verbs that start a request to change something (writes.ts decides which change). */
@@ -98,6 +103,85 @@ export const COMMAND_VERBS: ReadonlySet<string> = new Set([
 const LEADING =
   /^(?:(?:and|then|also|now|ok|okay|so|just|yes|sure|great|good|alright|right|next|oh)\b[\s,]*)+/i;
 
+/** What may come before a command inside a message: "…, so move it", "… - pls mark it paid". */
+const CLAUSE_LEAD =
+  /^(?:(?:and|then|also|now|ok|okay|so|just|but|pls|plz|please|kindly|you can|go ahead and|feel free to)\b[\s,]*)+/;
+/** A clause break: punctuation (not the comma of "1,000"), a spaced dash, a bracket, or a conjunction. */
+const BREAK = /(?:[;:!?()]|\.(?!\d)|(?<!\d),|,(?!\d)|\s-\s)\s*|\s(?:and|so|then|now|but)\s+/g;
+/** Words that make a verb after them no order: "asked us to void it", "we should reject him". */
+const NOT_ORDERED =
+  /\b(?:to|not|never|will|would|should|could|can|must|may|might|shall|did|do|does|we|i|you|they|he|she|who|that|which|the|a|an|this|my|our|your|his|her|their)\s+$/;
+/** A command verb used as a noun or an adjective ("offer accepted", "schedule is full"). */
+const NOUN_USE = /^[\p{L}-]+\s+(?:is|was|are|were|has|had|looks|seems|[a-z]{3,}ed)\b/u;
+/** Messages that ask, or only suppose ("if they pay, …"): a verb inside them is no order. */
+const NOT_A_COMMAND = /^(?:what|which|who|whom|whose|how|when|where|why|any|if|unless|once|whenever)\b/;
+/** …and those that open as a question and end as one ("did we mark it paid?"), not "has a new number: …, update it". */
+const ASKED = /^(?:is|are|was|were|do|does|did|has|have|had|can|could|should|shall|will|would)\b.*\?\s*$/;
+
+/** Verbs that give an order with nothing after them. */
+const BARE = new Set([
+  "update",
+  "record",
+  "log",
+  "reject",
+  "decline",
+  "hire",
+  "void",
+  "cancel",
+  "fix",
+  "correct",
+  "change",
+  "edit",
+  "verify",
+  "confirm",
+  "approve",
+]);
+const ORDINAL_WORD =
+  "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|10th|last";
+/** A place in the last list, said in the command, or anywhere as "the first one", "the second invoice". */
+const PLACE = new RegExp(`\\b(?:${ORDINAL_WORD})\\b|(?:\\bnumber|\\bno\\.|\\bitem|#)\\s*\\d`);
+const LISTED = new RegExp(
+  `\\b(?:${ORDINAL_WORD})\\s+(?:one|invoice|contact|deal|candidate|item|record|entry|result|person|client|payment|skill|product)\\b`,
+);
+
+/** The verb of `clause` when it opens with a command verb used as one. */
+function verbOf(clause: string, text: string): string | undefined {
+  const first = /^[\p{L}-]+/u.exec(clause)?.[0];
+  if (!first || !COMMAND_VERBS.has(first)) return undefined;
+  const rest = clause.slice(first.length);
+  // "offer accepted": a participle after the verb, written in lowercase ("move Ted" is a name).
+  const noun = NOUN_USE.test(clause) && !/^\s+\p{Lu}/u.test(text.slice(first.length));
+  // A verb alone ends a message only as an order: "…, pls update", "…, reject".
+  const alone = !/\S/.test(rest) && !BARE.has(first);
+  // "statuses: screen, offer, hire": a word in a list.
+  const listed = /^\s*[,;:]/.test(rest);
+  return noun || alone || listed ? undefined : first;
+}
+
+/**
+ * The command a message gives after news or a reason ("not a fit, reject her", "paid yesterday,
+ * mark it paid"): the first clause that opens with a command verb, or a command verb right before
+ * "it", "her", "them"… A question, a supposition ("if they pay, …") or reported speech ("she asked
+ * us to void it") gives none.
+ */
+function commandInPassing(text: string, lower: string): { verb: string; at: number } | undefined {
+  if (NOT_A_COMMAND.test(lower) || ASKED.test(lower)) return undefined;
+  const starts: number[] = [];
+  for (const match of lower.matchAll(BREAK)) starts.push(match.index + match[0].length);
+  for (const match of lower.matchAll(
+    /(?<=\s)[\p{L}-]+(?=\s+(?:it|her|him|them|that|this|those|these|his|their)\b)/gu,
+  )) {
+    if (!NOT_ORDERED.test(lower.slice(0, match.index))) starts.push(match.index);
+  }
+  for (const start of [...new Set(starts)].sort((a, b) => a - b)) {
+    if (start <= 0 || start >= lower.length) continue;
+    const lead = CLAUSE_LEAD.exec(lower.slice(start))?.[0].length ?? 0;
+    const verb = verbOf(lower.slice(start + lead), text.slice(start + lead));
+    if (verb) return { verb, at: start + lead };
+  }
+  return undefined;
+}
+
 /** Words at least 5 letters long, a letter (two from 8 letters) off a cue word, read as that word. */
 function correct(word: string, capitalizedInside: boolean): string {
   if (word.length < 5 || capitalizedInside || CUE_WORDS.has(word) || STOPWORDS.has(word)) return word;
@@ -164,6 +248,15 @@ export function analyze(message: string, today: string): Analysis {
   const stems = norm.tokens.map((token) => token.stem);
   const lead = norm.lower.replace(LEADING, "");
   const first = /^[\p{L}-]+/u.exec(lead)?.[0];
+  const opening = first && COMMAND_VERBS.has(first) ? first : undefined;
+  // A message that opens with a verb used as a noun ("offer accepted, hire him") may give its order later.
+  const passing =
+    !opening || !verbOf(lead, norm.text.slice(norm.text.length - lead.length))
+      ? commandInPassing(norm.text, norm.lower)
+      : undefined;
+  // "passed the first call, put him in screening": a place in a list is the command's, not the news's.
+  const place = PLACE.test(norm.lower.slice(passing?.at ?? 0)) || LISTED.test(norm.lower);
+  if (passing && entities.ordinal !== undefined && !place) delete entities.ordinal;
   const base: Omit<Analysis, "features"> = {
     norm,
     today,
@@ -179,7 +272,7 @@ export function analyze(message: string, today: string): Analysis {
       .replace(/\s+/g, " ")
       .trim(),
     facet: facetOf(norm.lower),
-    ...(first && COMMAND_VERBS.has(first) ? { verb: first } : {}),
+    ...(passing ? { verb: passing.verb, commandAt: passing.at } : opening ? { verb: opening } : {}),
   };
   return { ...base, features: featuresOf(base) };
 }

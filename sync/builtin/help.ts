@@ -28,5 +28,10 @@ export function help(ctx: PlanContext): Answer {
     asked || greeting
       ? "I'm SYNC's built-in assistant."
       : `I'm not sure what you mean by “${text.slice(0, 120)}”, so I haven't looked anything up or changed anything.`;
-  return { reply: `${opening} ${capabilities()}`, failed: !(asked || greeting) };
+  const understood = asked || greeting;
+  return {
+    reply: `${opening} ${capabilities()}`,
+    failed: !understood,
+    ...(understood ? {} : { understood: false }),
+  };
 }

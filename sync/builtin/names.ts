@@ -223,3 +223,43 @@ async function resolveIn(
     near: best.near,
   };
 }
+
+/**
+ * Words that carry the news around a command said in passing ("they signed today — move it to
+ * won", "not a fit, reject her", "passed the first call, put him in screening"): never a name
+ * there, so "Amara Iyer passed" is looked up as "Amara Iyer".
+ */
+const NEWS_WORDS = new Set(
+  `signed sign signing passed pass failed accepted accept agreed declined nailed aced bombed smashed
+  great good bad fine excellent strong weak fit match impressed impressive loved liked enjoyed
+  interviewed went did done got received recieved recived wired transferred sent paid pays collected
+  came finally already just really also still again yesterday today tonight earlier new number
+  changed moved joined became become married left quit heard told said says wants wanted met
+  think thinks seems looks sure well perfect awesome nice cool unfortunately sadly happy excited
+  ready keen interested news update updated record withdrew withdrawn application contract demo
+  references test take-home round went gone wants wanted yes`.split(/\s+/),
+);
+
+/** The name runs of a message that gives a command in passing: `nameSpans` without the news words. */
+export function passingSpans(ctx: PlanContext, extra: Array<[number, number]> = []): NameSpan[] {
+  const news = ctx.analysis.norm.tokens
+    .filter((token) => NEWS_WORDS.has(token.word) || NEWS_WORDS.has(token.stem))
+    .map((token): [number, number] => [token.start, token.end]);
+  return nameSpans(ctx, [...extra, ...news]);
+}
+
+/**
+ * The words written are the record's name, or its words with a letter off in a longer one
+ * ("Amara Iyer", "Kestrel", "Okafr"): not a stray word of the news that a lookup stretched to fit.
+ */
+export function namedOutright(resolved: Resolved): boolean {
+  const name = fold(str(resolved.record[NAME_FIELD[resolved.resource]]));
+  const written = fold(resolved.span.text);
+  const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return written
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length >= 2)
+    .every((word) =>
+      words.some((other) => other === word || (word.length >= 4 && editDistance(word, other) <= 1)),
+    );
+}

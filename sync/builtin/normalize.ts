@@ -42,6 +42,13 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/\b(\w+)['’]ll\b/gi, "$1 will"],
   [/\b(i|you|we|they|he|she|it)['’]d\b/gi, "$1 would"],
   [/\bi['’]m\b/gi, "i am"],
+  // Owners' abbreviations of time words: "last mnth", "this qtr", "2 wks".
+  [/\b(?:mnth|mth)(s?)\b/gi, "month$1"],
+  [/\bwk(s?)\b/gi, "week$1"],
+  [/\byr(s?)\b/gi, "year$1"],
+  [/\bqtr(s?)\b/gi, "quarter$1"],
+  // "non-draft", "non-customer": the negation as a word of its own.
+  [/\bnon-(?=\p{L})/giu, "non "],
 ];
 
 /** Requests for a read phrased with a verb that could start a change ("make me a list of…"). */

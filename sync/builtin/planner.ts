@@ -15,6 +15,7 @@ import { payments, revenue } from "./handlers/payments.ts";
 import { lookup } from "./handlers/records.ts";
 import { skills, skillsVerified } from "./handlers/skills.ts";
 import { help } from "./help.ts";
+import { structuredAnswer } from "./query/index.ts";
 import { classify } from "./intents.ts";
 import { READ_INTENTS, type ReadIntent } from "./rule.ts";
 import { MemorySchema, type Answer, type Memory } from "./types.ts";
@@ -86,6 +87,8 @@ async function plan(turn: PlannerTurn): Promise<PlanOutcome> {
   return {
     reply: answer.reply,
     ...(answer.failed ? { failed: true } : {}),
+    // A reply that failed did not answer the question (a refusal for want of scope did understand it).
+    ...(answer.understood === false || (answer.failed && !answer.refused) ? { understood: false } : {}),
     ...(answer.memory ? { memory: answer.memory } : {}),
   };
 }
@@ -126,6 +129,8 @@ async function route(ctx: PlanContext): Promise<Answer> {
   }
   const write = detectWrite(analysis);
   if (write) return runWrite(write, ctx);
+  const structured = await structuredAnswer(ctx);
+  if (structured) return structured;
   const followed = memory ? await followUp(ctx) : null;
   if (followed) return followed;
   const again = memory && isRead(memory.intent) ? memory.intent : undefined;
@@ -169,9 +174,9 @@ export function refusalReply(refusal: Refusal): string {
 }
 
 function explain(error: unknown): Answer {
-  if (error instanceof Refusal) return { reply: refusalReply(error), failed: true };
+  if (error instanceof Refusal) return { reply: refusalReply(error), failed: true, refused: true };
   if (isAppError(error) && error.code === "not_found") {
-    return { reply: `I couldn't find that: ${error.message}.`, failed: true };
+    return { reply: `I couldn't find that: ${error.message}.`, failed: true, understood: false };
   }
   if (
     isAppError(error) &&

@@ -3,6 +3,7 @@ import { INVOICE_STATUSES } from "../../engines/finance/invoices.ts";
 import { COMMUNICATION_CHANNELS, COMMUNICATION_DIRECTIONS } from "../../engines/growth/communications.ts";
 import { DEAL_STAGES } from "../../engines/growth/deals.ts";
 import { CANDIDATE_STATUSES } from "../../engines/talent/candidates.ts";
+import { ConditionSchema } from "../tools/query.ts";
 import { FiltersSchema, ResourceNameSchema } from "../tools/resources.ts";
 
 /**
@@ -69,6 +70,10 @@ export const ListMemorySchema = z.object({
   items: z.array(ItemSchema).max(50),
   /** The amount a "how much" adds up (sum_amounts' field). */
   field: z.string().optional(),
+  /** A structured question's conditions (query/), and the words they were said in, for a refinement. */
+  where: z.array(ConditionSchema).max(24).optional(),
+  said: z.array(z.string()).max(24).optional(),
+  adjectives: z.array(z.string()).max(12).optional(),
 });
 export type ListMemory = z.infer<typeof ListMemorySchema>;
 
@@ -86,5 +91,9 @@ export type Memory = z.infer<typeof MemorySchema>;
 export interface Answer {
   reply: string;
   failed?: boolean;
+  /** `false` when the reply is a question back or says what was not understood (PlanOutcome). */
+  understood?: boolean;
+  /** Failed for want of a scope: the question was understood. */
+  refused?: boolean;
   memory?: Memory;
 }

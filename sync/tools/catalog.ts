@@ -10,6 +10,7 @@ import {
   topClients,
 } from "./insights.ts";
 import { getRecord, search } from "./lookup.ts";
+import { queryRecords } from "./query.ts";
 import { countRecords, listRecords, sumAmounts } from "./records.ts";
 import type { ReadTool, Tool, ToolContext, ToolOutput, WriteTool } from "./types.ts";
 import {
@@ -29,6 +30,7 @@ export const SYNC_TOOLS: readonly Tool[] = [
   listRecords,
   countRecords,
   sumAmounts,
+  queryRecords,
   getRecord,
   invoicesDue,
   latestSnapshotTool,

@@ -3,11 +3,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from "zod";
 import type { SyncLlmConfig } from "../../core/config.ts";
 import { AppError } from "../../core/errors.ts";
+import { FakeClock, isoDate } from "../../core/index.ts";
+import { createOrganization, createResourceServices, seedDemo } from "../../engines/index.ts";
+import { createToolCatalog, prepareWriteTool, runReadTool } from "../../sync/index.ts";
 import { createChatClient, createLlmPlanner, LlmError, toolDefinitions } from "../../sync/llm/index.ts";
 import type { HistoryTurn, Planner, PlannerTurn, ProposedAction } from "../../sync/planner.ts";
 import type { ReadTool, Source, Tool, ToolContext, WriteTool } from "../../sync/tools/types.ts";
 import type { Store } from "../../store/index.ts";
 import { completion, startOpenAiServer, streamed, type OpenAiServer } from "../fixtures/openai-server.ts";
+import { storeKinds } from "../helpers/stores.ts";
 
 // Three small tools: this file tests the planner's protocol handling, not the real catalog.
 const RevenueArgs = z.object({
@@ -625,5 +629,207 @@ describe("the scripted server speaks the protocol the official openai client spe
     expect(ours.content).toBe("Hello");
     expect(message.tool_calls).toEqual(ours.toolCalls);
     expect(final.choices[0]!.finish_reason).toBe(ours.finishReason);
+  });
+});
+
+describe("the LLM planner asks query_records over an organization's records", () => {
+  let server: OpenAiServer;
+  let store: Store;
+  let ctx: ToolContext;
+  const clock = new FakeClock("2026-03-15T10:00:00Z");
+  const catalog = createToolCatalog();
+  const calls: Array<{ name: string; args: unknown }> = [];
+  const sql = <T extends object>(text: string, params: unknown[] = []) =>
+    store.query<T>(text, [ctx.orgId, ...params]);
+
+  /** A turn as the service makes one: the real catalog, each read validated and scope checked. */
+  function realTurn(message: string) {
+    const sources: Source[] = [];
+    const turn: PlannerTurn = {
+      message,
+      history: [],
+      tools: catalog.tools,
+      refusedTools: [],
+      async call(name, args) {
+        calls.push({ name, args });
+        const output = await runReadTool(catalog.get(name)!, args, ctx);
+        sources.push(...output.sources);
+        return output as never;
+      },
+      async propose(name, args) {
+        const prepared = await prepareWriteTool(catalog.get(name)!, args, ctx);
+        return { id: "act_1", tool: name, arguments: prepared.arguments, preview: prepared.preview };
+      },
+      emit: () => undefined,
+      now: ctx.now,
+      today: ctx.today,
+    };
+    return { turn, sources };
+  }
+  const plan = (turn: PlannerTurn) =>
+    createLlmPlanner({
+      llm: {
+        url: server.baseUrl,
+        model: "scripted-model",
+        apiKey: undefined,
+        timeoutMs: 5_000,
+        maxSteps: 4,
+        maxTokens: 256,
+      },
+      fallback: fakeFallback().planner,
+    }).plan(turn);
+
+  beforeAll(async () => {
+    server = await startOpenAiServer();
+    store = await storeKinds()[0]!.open();
+    const org = await createOrganization(store, { name: `sync-llm-query-${Date.now()}`, plan: "free" });
+    await seedDemo(store, clock, org.id);
+    const now = clock.now();
+    ctx = {
+      orgId: org.id,
+      scopes: ["*"],
+      now,
+      today: isoDate(now),
+      store,
+      services: createResourceServices(store, clock),
+    };
+  });
+  afterAll(async () => {
+    await server.close();
+    await store.dispose();
+  });
+  beforeEach(() => {
+    server.reset();
+    calls.length = 0;
+  });
+  afterEach(() => {
+    expect(server.pending()).toBe(0);
+  });
+
+  it("calls query_records for an average and a filtered, ordered list, then answers from them", async () => {
+    const average = {
+      resource: "invoices",
+      where: [{ field: "status", op: "eq", value: "paid" }],
+      aggregate: { fn: "avg", field: "amount" },
+    };
+    const large = {
+      resource: "deals",
+      where: [{ field: "value", op: "gt", value: 10000 }],
+      order_by: "-value",
+      limit: 5,
+    };
+    server.script(
+      completion({
+        toolCalls: [
+          { id: "call_avg", name: "query_records", arguments: JSON.stringify(average) },
+          { id: "call_deals", name: "query_records", arguments: JSON.stringify(large) },
+        ],
+      }),
+      streamed({ content: ["Paid invoices average ", "the amount above; the largest deals are listed."] }),
+    );
+    const { turn, sources } = realTurn("What is the average paid invoice, and which deals are over 10,000?");
+    const outcome = await plan(turn);
+
+    expect(calls).toEqual([
+      { name: "query_records", args: average },
+      { name: "query_records", args: large },
+    ]);
+    const tool = server.requests[0]!.body.tools!.find((entry) => entry.function.name === "query_records")!;
+    expect(tool.type).toBe("function");
+    expect(tool.function.description).toContain("One structured question over one resource");
+    expect(tool.function.parameters).not.toHaveProperty("$schema");
+    expect(tool.function.parameters.type).toBe("object");
+    for (const property of [
+      "resource",
+      "where",
+      "aggregate",
+      "ratio",
+      "group_by",
+      "order_by",
+      "limit",
+      "offset",
+    ]) {
+      expect(tool.function.parameters.properties, property).toHaveProperty(property);
+    }
+    expect(tool.function.parameters.properties!.where).toMatchObject({
+      type: "array",
+      items: {
+        type: "object",
+        properties: { field: {}, op: { enum: expect.arrayContaining(["gt", "not_in"]) } },
+      },
+    });
+    expect(tool.function.parameters.required).toEqual(["resource"]);
+
+    const [avgMessage, dealsMessage] = toolMessages(server, 1);
+    expect(avgMessage!.tool_call_id).toBe("call_avg");
+    expect(dealsMessage!.tool_call_id).toBe("call_deals");
+    const [paid] = await sql<{ avg: string; n: number }>(
+      "SELECT round(avg(amount), 2)::text AS avg, count(*)::int AS n FROM invoices WHERE org_id = $1 AND status = 'paid'",
+    );
+    expect(JSON.parse(avgMessage!.content!)).toEqual({
+      resource: "invoices",
+      mode: "aggregate",
+      total: paid!.n,
+      fn: "avg",
+      field: "amount",
+      values: [{ currency: "EUR", value: paid!.avg, count: paid!.n }],
+    });
+    const deals = await sql<{ id: string }>(
+      "SELECT id FROM deals WHERE org_id = $1 AND value > 10000 ORDER BY value DESC, id DESC",
+    );
+    expect(deals.length).toBeGreaterThan(0);
+    const listed = JSON.parse(dealsMessage!.content!);
+    expect(listed).toMatchObject({ resource: "deals", mode: "records", total: deals.length });
+    expect(listed.records.map((record: { id: string }) => record.id)).toEqual(
+      deals.slice(0, 5).map((row) => row.id),
+    );
+    expect(sources).toEqual(deals.slice(0, 5).map((row) => ({ object: "deal", id: row.id })));
+    expect(outcome).toEqual({
+      reply: "Paid invoices average the amount above; the largest deals are listed.",
+      model: "scripted-model",
+    });
+  });
+
+  it("returns query_records' validation errors to the model, which corrects its question", async () => {
+    server.script(
+      completion({
+        toolCalls: [
+          {
+            id: "call_colour",
+            name: "query_records",
+            arguments: '{"resource":"invoices","where":[{"field":"colour","op":"eq","value":"red"}]}',
+          },
+          {
+            id: "call_between",
+            name: "query_records",
+            arguments: '{"resource":"deals","where":[{"field":"value","op":"between","value":5}]}',
+          },
+        ],
+      }),
+      completion({
+        toolCalls: [
+          {
+            id: "call_fixed",
+            name: "query_records",
+            arguments: '{"resource":"invoices","aggregate":{"fn":"count"}}',
+          },
+        ],
+      }),
+      completion({ content: "Invoices have no colour; I counted them instead." }),
+    );
+    const { turn } = realTurn("how many red invoices?");
+    const outcome = await plan(turn);
+
+    expect(calls.map((call) => call.name)).toEqual(["query_records", "query_records", "query_records"]);
+    const [colour, between] = toolMessages(server, 1).map((message) => JSON.parse(message.content!));
+    expect(colour.error).toBe("validation_failed");
+    expect(colour.message).toMatch(/^invoices has no field 'colour' \(fields: id, number, client/);
+    expect(between.error).toBe("validation_failed");
+    expect(between.message).toMatch(/^query_records: where\.0\.op/);
+    const [all] = await sql<{ n: number }>("SELECT count(*)::int AS n FROM invoices WHERE org_id = $1");
+    const fixed = toolMessages(server, 2)[2]!;
+    expect(fixed.tool_call_id).toBe("call_fixed");
+    expect(JSON.parse(fixed.content!)).toMatchObject({ mode: "aggregate", total: all!.n });
+    expect(outcome.reply).toBe("Invoices have no colour; I counted them instead.");
   });
 });

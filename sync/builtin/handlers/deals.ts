@@ -41,7 +41,7 @@ async function winRate(ctx: PlanContext): Promise<Answer> {
   if (won + lost === 0) return { reply: "No deal has closed yet, so there is no win rate.", memory };
   const rate = ((won / (won + lost)) * 100).toFixed(1);
   return {
-    reply: `Your win rate is **${rate}%**: ${plural(won, "deal")} won and ${lost} lost out of ${won + lost} closed.`,
+    reply: `Your win rate is **${rate}%** (${won} of ${won + lost}): ${plural(won, "deal")} won and ${lost} lost out of ${won + lost} closed.`,
     memory,
   };
 }

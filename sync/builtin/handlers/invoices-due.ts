@@ -180,7 +180,7 @@ function owedByClient(ctx: PlanContext, set: InvoiceSet): Answer {
     (row, index) =>
       `${index + 1}. **${row.client}**: ${money(row.total, row.currency)} (${plural(row.amounts.length, "invoice")})`,
   );
-  const head = `**${totalsText(set.outstanding)}** is still owed on ${plural(set.total, "unpaid invoice")}, by client:`;
+  const head = `**${totalsText(set.outstanding)}** is still owed on **${plural(set.total, "unpaid invoice")}**, by client:`;
   const memory = remember(ctx, "outstanding");
   return {
     reply: `${head}\n\n${lines.slice(0, 10).join("\n")}${rows.length > 10 ? `\n…and ${rows.length - 10} more` : ""}`,
@@ -209,6 +209,6 @@ export async function outstanding(ctx: PlanContext): Promise<Answer> {
       : " None of it is overdue.";
   return answerFor(ctx, "outstanding", set, subject, {
     none: `Nothing is owed${scope}: there are no unpaid invoices.`,
-    headline: `**${totalsText(set.outstanding)}** is still owed${scope} on ${plural(set.total, "unpaid invoice")}.${late}`,
+    headline: `**${totalsText(set.outstanding)}** is still owed${scope} on **${plural(set.total, "unpaid invoice")}**.${late}`,
   });
 }

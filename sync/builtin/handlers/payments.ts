@@ -85,7 +85,7 @@ export async function revenue(ctx: PlanContext): Promise<Answer> {
   const headline =
     count === 0
       ? `No payments were received ${label}${currency ? ` in ${currency}` : ""}.`
-      : `You received **${totalsText(found.sums.totals)}** ${label}, in ${plural(count, "payment")}:`;
+      : `You received **${totalsText(found.sums.totals)}** ${label}, in **${plural(count, "payment")}**:`;
   return paymentsAnswer(ctx, "revenue", filters, found, headline);
 }
 

@@ -1,6 +1,7 @@
 import type { ResourceName } from "../../tools/resources.ts";
 import type { PlanContext } from "../context.ts";
 import { resolveName } from "../names.ts";
+import { STOPWORDS } from "../stopwords.ts";
 import type { Answer } from "../types.ts";
 import { ask, assertMayWrite, proposeAll } from "./proposals.ts";
 
@@ -31,22 +32,48 @@ function resourceOf(text: string): ResourceName | undefined {
 
 /** The new record's name: quoted, after "named/called", after the noun, or before "as a contact". */
 export function newName(ctx: PlanContext): string | undefined {
-  const { text } = ctx.analysis.norm;
+  const { commandAt } = ctx.analysis;
+  // "met Jane Roe at the expo, add her as a contact": the command is read alone, "her" is the news's name.
+  const text = ctx.analysis.norm.text.slice(commandAt ?? 0);
   const quoted = ctx.analysis.entities.quoted[0];
   if (quoted) return quoted;
+  const named = writtenName(text);
+  if (named && !PRONOUN.test(named)) return named;
+  return commandAt !== undefined ? nameInNews(ctx) : named;
+}
+
+const PRONOUN = /^(?:her|him|them|they|she|he|it|this|that|this person|that person|this one|that one)$/i;
+
+/** The first name-like run of the news before a command: two or three capitalized words, not the company. */
+function nameInNews(ctx: PlanContext): string | undefined {
+  const { norm, commandAt } = ctx.analysis;
+  const news = norm.text.slice(0, commandAt);
+  for (const match of news.matchAll(/(?<![\p{L}@.])\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){1,2}/gu)) {
+    const before = news.slice(0, match.index);
+    if (/\b(?:at|from|of)\s+$/i.test(before)) continue;
+    const words = match[0].split(/\s+/);
+    // "Met Jane Roe at the expo": the sentence's first word is capitalized for being first.
+    while (words.length > 2 && (match.index === 0 || STOPWORDS.has(words[0]!.toLowerCase()))) words.shift();
+    if (!STOPWORDS.has(words[0]!.toLowerCase())) return words.join(" ");
+  }
+  return undefined;
+}
+
+function writtenName(text: string): string | undefined {
   const patterns = [
     new RegExp(String.raw`\b(?:named|called)\s+(.+?)${STOP}`, "i"),
     new RegExp(
       String.raw`^(?:\w+\s+)(?:a\s+|an\s+|the\s+)?(?:new\s+)?(.+?)\s+as\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:${NOUN_WORDS})\b`,
       "i",
     ),
-    new RegExp(String.raw`\b(?:${NOUN_WORDS})\s*:?\s+(?:for\s+)?(.+?)${STOP}`, "i"),
+    new RegExp(String.raw`\b(?:${NOUN_WORDS})\s*[:-]?\s+(?:for\s+)?(.+?)${STOP}`, "i"),
   ];
   for (const pattern of patterns) {
     const name = pattern
       .exec(text)?.[1]
       ?.split(/\s+(?:at|from|with|of)\s+|,/)[0]
       ?.trim()
+      .replace(/^[-:]\s*/, "")
       .replace(/^["']|["']$/g, "");
     if (
       name &&

@@ -3,8 +3,10 @@ import type { ListResult } from "../../tools/records.ts";
 import { money } from "../../tools/resources.ts";
 import { itemsOf } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
-import { clientQuery } from "../subjects.ts";
-import type { Answer, Item } from "../types.ts";
+import type { InvoiceStatus } from "../../../engines/finance/invoices.ts";
+import { namedOutright, passingSpans, resolveName } from "../names.ts";
+import { clientQuery, clientSubject } from "../subjects.ts";
+import type { Answer, Item, Subject } from "../types.ts";
 import { invoiceClient } from "./invoices-due.ts";
 import { ask, assertMayWrite, proposeAll, referenced } from "./proposals.ts";
 
@@ -12,38 +14,82 @@ import { ask, assertMayWrite, proposeAll, referenced } from "./proposals.ts";
 
 type Targets = { items: Item[] } | { answer: Answer };
 
-/** The invoices meant: numbers in the message, "it"/"the first one" from the last reply, or a client's only unpaid one. */
+/** The statuses an invoice the tool can change has; "void that draft" narrows them to drafts. */
+const CHANGEABLE: Readonly<Record<string, readonly InvoiceStatus[]>> = {
+  void_invoice: ["draft", "open", "overdue"],
+  mark_invoice_paid: ["open", "overdue"],
+  record_payment: ["open", "overdue"],
+};
+
+function statusesFor(ctx: PlanContext, intent: string): { statuses: InvoiceStatus[]; named: boolean } {
+  const changeable = CHANGEABLE[intent] ?? ["open", "overdue"];
+  const named = ctx.analysis.entities.invoiceStatuses.filter((status) => changeable.includes(status));
+  return named.length > 0
+    ? { statuses: [...new Set(named)], named: true }
+    : { statuses: [...changeable], named: false };
+}
+
+function kindOf(statuses: readonly InvoiceStatus[]): string {
+  if (statuses.every((status) => status === "draft")) return "draft invoices";
+  if (statuses.every((status) => status === "open" || status === "overdue"))
+    return statuses.length === 1 ? `${statuses[0]!} invoices` : "unpaid invoices";
+  return "open or draft invoices";
+}
+
+/** The invoice (labelled "INV-000012 (Solstice Travel)") is the client's. */
+function sameClient(item: Item, subject: Subject): boolean {
+  const client = subject.client ?? /\(([^)]+)\)$/.exec(subject.label)?.[1];
+  return client !== undefined && item.label.toLowerCase().includes(`(${client.toLowerCase()}`);
+}
+
+/** The client a command said in passing names ("Kestrel paid yesterday, mark it paid"), written out. */
+async function passingClient(ctx: PlanContext): Promise<{ subject?: Subject }> {
+  const resolved = await resolveName(ctx, ["invoices", "contacts"], {
+    spans: passingSpans(ctx),
+    optional: true,
+  });
+  return resolved && namedOutright(resolved) ? { subject: clientSubject(resolved) } : {};
+}
+
+/**
+ * The invoices meant: numbers in the message, "it"/"the first one" from the last reply, or a
+ * client's only one the tool can change ("the Northwind draft"). In a command said in passing,
+ * a client named in the message comes before the memory.
+ */
 async function invoiceTargets(ctx: PlanContext, intent: string, example: string): Promise<Targets> {
   const refs = ctx.analysis.entities.invoiceRefs;
   if (refs.length > 0)
     return {
       items: refs.slice(0, 10).map((number) => ({ resource: "invoices", id: number, label: number })),
     };
+  const passing = ctx.analysis.commandAt !== undefined;
   const pointed = referenced(ctx, "invoices");
-  if (pointed) return { items: pointed };
-  const client = await invoiceClient(ctx);
+  if (pointed && !passing) return { items: pointed };
+  const client = passing ? await passingClient(ctx) : await invoiceClient(ctx);
   if ("reply" in client) return { answer: { ...client.reply, failed: true } };
-  if (client.subject) {
+  // "Solstice paid, mark it paid" after INV-000012 (Solstice Travel): the name agrees with the memory.
+  if (pointed && (!client.subject || pointed.every((item) => sameClient(item, client.subject!))))
+    return { items: pointed };
+  const { statuses, named } = statusesFor(ctx, intent);
+  if (client.subject || named) {
     const who = clientQuery(client.subject);
-    const unpaid = await ctx.read<ListResult>("list_records", {
+    const found = await ctx.read<ListResult>("list_records", {
       resource: "invoices",
-      filters: { ...who.filters, status: ["open", "overdue"] },
+      filters: { ...who.filters, status: statuses },
       ...(who.q ? { q: who.q } : {}),
       sort: "due_date",
       limit: 10,
     });
-    if (unpaid.total === 1) return { items: itemsOf("invoices", unpaid.records) };
-    if (unpaid.total === 0) {
-      return {
-        answer: {
-          reply: `${client.subject.label} has no unpaid invoices, so there is nothing to change.`,
-          failed: true,
-        },
-      };
+    const kind = kindOf(statuses);
+    if (found.total === 1) return { items: itemsOf("invoices", found.records) };
+    if (found.total === 0) {
+      const none = client.subject ? `${client.subject.label} has no ${kind}` : `There are no ${kind}`;
+      return { answer: { reply: `${none}, so there is nothing to change.`, failed: true } };
     }
-    const items = itemsOf("invoices", unpaid.records);
+    const items = itemsOf("invoices", found.records);
     const lines = items.map((item, index) => `${index + 1}. ${item.label}`).join("\n");
-    const question = `${client.subject.label} has ${unpaid.total} unpaid invoices. Which one? Say its number or “the first one”:\n\n${lines}`;
+    const whose = client.subject ? `${client.subject.label} has` : "There are";
+    const question = `${whose} ${found.total} ${kind}. Which one? Say its number or “the first one”:\n\n${lines}`;
     return { answer: ask(ctx, question, intent, items) };
   }
   return { answer: ask(ctx, `Which invoice? Give its number, for example “${example}”.`, intent) };

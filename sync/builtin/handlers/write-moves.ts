@@ -9,9 +9,9 @@ import type { ListResult } from "../../tools/records.ts";
 import { labelOf, type ResourceName } from "../../tools/resources.ts";
 import { itemsOf } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
-import { nameSpans, resolveName } from "../names.ts";
+import { nameSpans, namedOutright, passingSpans, resolveName } from "../names.ts";
 import { fold } from "../normalize.ts";
-import type { Answer } from "../types.ts";
+import type { Answer, Item } from "../types.ts";
 import { CANDIDATE_STATUS_WORDS, DEAL_STAGE_WORDS, findPhrases } from "../vocabulary.ts";
 import { ask, assertMayWrite, proposeAll, referenced } from "./proposals.ts";
 
@@ -29,24 +29,81 @@ function target<V>(
   ctx: PlanContext,
   table: ReadonlyArray<readonly [string, readonly V[]]>,
   named: readonly V[],
+  implied?: V,
 ): V | undefined {
-  const lower = ctx.analysis.norm.lower;
+  // A command said in passing is read alone: "she declined the offer, reject her" is no offer.
+  const lower = ctx.analysis.norm.lower.slice(ctx.analysis.commandAt ?? 0);
   const after = /\b(?:to|as|into|in)\s+(?:the\s+|a\s+|an\s+)?(.+)$/.exec(lower)?.[1];
   const found = after ? findPhrases(after, table) : [];
   const single = found.length > 0 ? found[0]!.value : [];
   if (single.length === 1) return single[0];
+  if (ctx.analysis.commandAt !== undefined) {
+    const said = [...new Set(findPhrases(lower, table).flatMap((phrase) => [...phrase.value]))];
+    if (said.length === 1) return said[0];
+  }
+  // "decline her", "hire him": the verb says the status when no status word does.
+  if (implied !== undefined && (ctx.analysis.commandAt !== undefined || named.length !== 1)) return implied;
   return named.length === 1 ? named[0] : undefined;
+}
+
+const POINTING = /\b(?:it|this|that|this one|that one|him|her|his|their|its|she|he|they|them)\b/;
+
+async function fetched(ctx: PlanContext, resource: ResourceName, items: readonly Item[]): Promise<Rec[]> {
+  const records: Rec[] = [];
+  for (const item of items.slice(0, 10)) {
+    records.push((await ctx.read<{ record: Rec }>("get_record", { resource, id: item.id })).record);
+  }
+  return records;
+}
+
+async function dealsOf(ctx: PlanContext, contactId: string): Promise<Rec[]> {
+  const deals = await ctx.read<ListResult>("list_records", {
+    resource: "deals",
+    filters: { contact_id: contactId },
+    limit: 20,
+  });
+  return deals.records;
+}
+
+/**
+ * The records a command said in passing is about: one named in the message (a deal also by its
+ * contact's name) beats the memory; then "it", "her", "their deal" from the last reply; then,
+ * when it showed a list, its records of that kind, for `choose` to settle or to ask about.
+ */
+async function passingRecords(ctx: PlanContext, resource: ResourceName): Promise<Rec[]> {
+  const named = await resolveName(ctx, [resource], { spans: passingSpans(ctx) });
+  if (named && namedOutright(named)) return [named.record, ...named.others];
+  if (resource === "deals") {
+    const contact = await resolveName(ctx, ["contacts"], { spans: passingSpans(ctx), optional: true });
+    if (contact && namedOutright(contact) && contact.others.length === 0)
+      return dealsOf(ctx, String(contact.record.id));
+  }
+  const pointed = referenced(ctx, resource);
+  if (pointed) return fetched(ctx, resource, pointed);
+  return pointedAround(ctx, resource);
+}
+
+/** "their deal" (the contact the last reply was about), "it" when the last reply listed several. */
+async function pointedAround(ctx: PlanContext, resource: ResourceName): Promise<Rec[]> {
+  const command = ctx.analysis.norm.lower.slice(ctx.analysis.commandAt ?? 0);
+  const memory = ctx.memory;
+  if (!memory || !POINTING.test(command)) return [];
+  const about = memory.focus ?? memory.slots.subject;
+  if (resource === "deals" && about?.resource === "contacts") return dealsOf(ctx, about.id);
+  const listed = (memory.list?.items ?? []).filter((item) => item.resource === resource);
+  return fetched(ctx, resource, listed);
 }
 
 /** The records a name fits, or what the last reply pointed to, fetched whole. */
 async function candidatesFor(ctx: PlanContext, resource: ResourceName): Promise<Rec[]> {
+  if (ctx.analysis.commandAt !== undefined) return passingRecords(ctx, resource);
   const pointed = referenced(ctx, resource);
   if (pointed && pointed.length === 1) {
     const { record } = await ctx.read<{ record: Rec }>("get_record", { resource, id: pointed[0]!.id });
     return [record];
   }
   const resolved = await resolveName(ctx, [resource]);
-  return resolved ? [resolved.record, ...resolved.others] : [];
+  return resolved ? [resolved.record, ...resolved.others] : pointedAround(ctx, resource);
 }
 
 function choose<S extends string>(
@@ -139,9 +196,21 @@ export async function moveDeal(ctx: PlanContext): Promise<Answer> {
 const FORWARD =
   /\b(?:advance|progress|promote|push|bump|move (?:\w+ )*(?:forward|on|ahead|along)|next (?:stage|step|status))\b/;
 
+const VERB_STATUS: Readonly<Record<string, CandidateStatus>> = {
+  reject: "rejected",
+  decline: "rejected",
+  hire: "hired",
+};
+
 export async function setCandidateStatus(ctx: PlanContext): Promise<Answer> {
   assertMayWrite(ctx, "set_candidate_status", {});
-  let to = target<CandidateStatus>(ctx, CANDIDATE_STATUS_WORDS, ctx.analysis.entities.candidateStatuses);
+  const implied = VERB_STATUS[ctx.analysis.verb ?? ""];
+  let to = target<CandidateStatus>(
+    ctx,
+    CANDIDATE_STATUS_WORDS,
+    ctx.analysis.entities.candidateStatuses,
+    implied,
+  );
   if (!to && FORWARD.test(ctx.analysis.norm.lower)) {
     const [record] = await candidatesFor(ctx, "candidates");
     const next = record

@@ -3,7 +3,7 @@ import type { ResourceName } from "../../tools/resources.ts";
 import { str } from "../answers.ts";
 import { labelOf } from "../../tools/resources.ts";
 import type { PlanContext } from "../context.ts";
-import { resolveName } from "../names.ts";
+import { namedOutright, passingSpans, resolveName } from "../names.ts";
 import type { Answer } from "../types.ts";
 import { findPhrases, LIFECYCLE_WORDS } from "../vocabulary.ts";
 import { ask, assertMayWrite, proposeAll, referenced } from "./proposals.ts";
@@ -128,8 +128,121 @@ async function target(ctx: PlanContext, parsed: Parsed) {
   };
 }
 
+/** Where a company is told in news: "now works at X", "moved to X", "joined X". */
+const COMPANY =
+  /\b(?:now works (?:at|for)|works (?:at|for)|working (?:at|for)|moved to|joined|switched to|is now (?:at|with)|new (?:company|employer)(?: is)?:?)\s+(.+?)(?=\s*(?:,|;|\.\s|\.$|$|\s-\s|\s(?:and|so|now|as|update|change|pls|please)\b))/i;
+const CHANGED_STAGE =
+  /\b(?:became|becomes|is now|now|turned into|converted to|converted into)\s+(?:a\s+|an\s+)?(lead|prospect|customer|churned)\b/;
+
+/** The fields news gives ("has a new phone number: +44 …", "now works at X", "became a customer"). */
+function toldFields(ctx: PlanContext, parsed: Parsed | undefined): Record<string, unknown> {
+  const { entities, norm } = ctx.analysis;
+  const command = norm.lower.slice(ctx.analysis.commandAt ?? 0);
+  const fields: Record<string, unknown> = {};
+  if (parsed) {
+    const value = valueOf(ctx, parsed);
+    if (!(value instanceof Error)) fields[parsed.spec.field] = value;
+  }
+  if (entities.emails[0] && fields.email === undefined) fields.email = entities.emails[0];
+  if (entities.phones[0] && fields.phone === undefined) fields.phone = entities.phones[0];
+  const company = COMPANY.exec(norm.text)?.[1]?.trim();
+  if (company && !/@/.test(company) && fields.company === undefined) fields.company = company;
+  const stage = findPhrases(command, LIFECYCLE_WORDS)[0]?.value[0] ?? CHANGED_STAGE.exec(norm.lower)?.[1];
+  if (stage && fields.lifecycle_stage === undefined) fields.lifecycle_stage = stage;
+  return fields;
+}
+
+interface Target {
+  resource: ResourceName;
+  id: string;
+  label: string;
+}
+
+/**
+ * Whom news is about: a record named in the message ("Theo Novak has a new phone number"), which
+ * beats the memory, or "it", "her" from the last reply. A name that fits several records, or a
+ * contact and a candidate alike, is asked about.
+ */
+async function toldTarget(
+  ctx: PlanContext,
+  resources: readonly ResourceName[],
+): Promise<Target | "ambiguous" | undefined> {
+  const spans = passingSpans(ctx);
+  const found: Array<Target & { exact: boolean; length: number; several: boolean }> = [];
+  for (const resource of spans.length > 0 ? resources : []) {
+    const resolved = await resolveName(ctx, [resource], { spans, optional: true });
+    if (!resolved || !namedOutright(resolved)) continue;
+    found.push({
+      resource,
+      id: String(resolved.record.id),
+      label: labelOf(resource, resolved.record),
+      exact: resolved.exact,
+      length: resolved.span.text.length,
+      several: resolved.others.length > 0 && !resolved.exact,
+    });
+  }
+  // The fullest match wins: "Theo Novak" the contact, not the candidate "Amara Novak" by one word.
+  const rank = (one: (typeof found)[number]) => (one.exact ? 1000 : 0) + one.length;
+  const best = Math.max(0, ...found.map(rank));
+  const top = found.filter((one) => rank(one) === best);
+  const focus = ctx.memory?.focus;
+  if (top.length > 1) return top.find((one) => one.id === focus?.id) ?? "ambiguous";
+  if (top[0]) return top[0].several ? "ambiguous" : top[0];
+  for (const resource of resources) {
+    const pointed = referenced(ctx, resource);
+    if (pointed?.length === 1) return { resource, id: pointed[0]!.id, label: pointed[0]!.label };
+  }
+  return undefined;
+}
+
+/** "Theo Novak has a new phone number: +44 …, update it": the fields the news gives, for the record it names. */
+async function updateTold(ctx: PlanContext, parsed: Parsed | undefined): Promise<Answer | undefined> {
+  const fields = toldFields(ctx, parsed);
+  const names = Object.keys(fields);
+  if (names.length === 0) return undefined;
+  const resources = FIELDS.filter((spec) => names.includes(spec.field))
+    .map((spec) => spec.resources)
+    .reduce<readonly ResourceName[]>(
+      (all, some) => all.filter((resource) => some.includes(resource)),
+      ["contacts", "candidates", "products"],
+    );
+  if (resources.length === 0) return undefined;
+  assertMayWrite(ctx, "update_record", { resource: resources[0] });
+  const what = names.map((name) => name.replace(/_/g, " ")).join(" and ");
+  const record = await toldTarget(ctx, resources);
+  if (record === "ambiguous")
+    return ask(
+      ctx,
+      `That name fits more than one record; whose ${what} should I change? Give the full name.`,
+      "update_record",
+    );
+  if (!record)
+    return ask(
+      ctx,
+      `Whose ${what} should I change? Give the full name, for example “update Theo Novak's ${what}”.`,
+      "update_record",
+    );
+  const { record: current } = await ctx.read<GetResult>("get_record", {
+    resource: record.resource,
+    id: record.id,
+  });
+  const changed = Object.fromEntries(
+    Object.entries(fields).filter(([field, value]) => str(current[field]) !== str(value)),
+  );
+  if (Object.keys(changed).length === 0)
+    return { reply: `${record.label} already has that ${what}; nothing to change.`, failed: true };
+  const args = { resource: record.resource, id: record.id, fields: changed };
+  return proposeAll(ctx, [{ tool: "update_record", args, label: record.label }], "update_record");
+}
+
 export async function updateRecord(ctx: PlanContext): Promise<Answer> {
-  const parsed = parse(ctx.analysis.norm.text);
+  const { norm, commandAt } = ctx.analysis;
+  // A command said in passing is parsed alone ("update his phone to …"); its values may sit in the news.
+  const parsed = parse(norm.text.slice(commandAt ?? 0));
+  if (!parsed || (commandAt !== undefined && PRONOUN.test(parsed.who))) {
+    const told = await updateTold(ctx, parsed);
+    if (told) return told;
+  }
   if (!parsed) {
     return ask(
       ctx,

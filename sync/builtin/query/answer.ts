@@ -1,0 +1,427 @@
+import { isAppError } from "../../../core/errors.ts";
+import type { Condition, QueryArgs, QueryResult, QueryValue } from "../../tools/query.ts";
+import { labelOf, money, type ResourceName } from "../../tools/resources.ts";
+import { bullets, itemsOf, lineFor, plural, str } from "../answers.ts";
+import type { PlanContext } from "../context.ts";
+import type { Answer, Memory } from "../types.ts";
+import type { QueryPlan } from "./parse.ts";
+import { DATE_FIELD_LABEL, MONEY_FIELD, RESOURCE_NOUNS } from "./words.ts";
+
+/**
+ * A `QueryPlan` run through `query_records` and said back: the reply opens with what was
+ * understood ("Open invoices over 2,500.00, largest first: **3**"), so a misreading shows, then
+ * the figures exactly as the tool returns them. Names left in the plan are looked up first; a
+ * name the data does not have, or a word nothing understood, is said plainly and nothing is
+ * answered in its place.
+ */
+
+type Rec = Record<string, unknown>;
+
+/** Where a name in a question is looked for, per resource: its own field, or a contact's. */
+const NAME_TARGETS: Record<ResourceName, { own?: string[]; contact?: string; candidate?: string }> = {
+  invoices: { own: ["client"], contact: "contact_id" },
+  deals: { own: ["title"], contact: "contact_id" },
+  communications: { own: ["subject"], contact: "contact_id" },
+  payments: {},
+  contacts: { own: ["name", "company"] },
+  candidates: { own: ["name", "position", "source"] },
+  skills: { own: ["name"], candidate: "candidate_id" },
+  products: { own: ["name", "sku"] },
+};
+
+/** "backend engineers" is found as "backend engineer". */
+const singular = (text: string) => text.replace(/(\w{3,}?)(?:ies)\b/g, "$1y").replace(/(\w{3,})s\b/g, "$1");
+
+interface Resolution {
+  conditions: Condition[];
+  said: string;
+}
+
+/** A name run resolved to conditions: on the resource's own name, or on the contact it belongs to. */
+async function resolveName(
+  ctx: PlanContext,
+  resource: ResourceName,
+  name: string,
+): Promise<Resolution | undefined> {
+  const target = NAME_TARGETS[resource];
+  const count = async (on: ResourceName, field: string) =>
+    await ctx.read<QueryResult>("query_records", {
+      resource: on,
+      where: [{ field, op: "contains", value: name }],
+      limit: 20,
+    });
+  for (const field of target.own ?? []) {
+    for (const wanted of [...new Set([name, singular(name)])]) {
+      const own = await ctx.read<QueryResult>("query_records", {
+        resource,
+        where: [{ field, op: "contains", value: wanted }],
+        limit: 1,
+      });
+      if (own.total > 0)
+        return {
+          conditions: [{ field, op: "contains", value: wanted }],
+          said:
+            field === "name" || field === "title" || field === "client"
+              ? `“${wanted}”`
+              : `${field} “${wanted}”`,
+        };
+    }
+  }
+  const via = target.contact ? "contacts" : target.candidate ? "candidates" : undefined;
+  const link = target.contact ?? target.candidate;
+  if (via && link) {
+    for (const field of via === "contacts" ? ["name", "company"] : ["name"]) {
+      const people = await count(via, field);
+      if (people.mode === "records" && people.total > 0) {
+        const ids = people.records.map((record) => String(record.id));
+        const labels = [...new Set(people.records.map((record) => str(record[field])))];
+        return {
+          conditions: [{ field: link, op: "in", value: ids }],
+          said: `of ${labels.slice(0, 3).join(", ")}`,
+        };
+      }
+    }
+    // A typo: the nearest contact's or candidate's name.
+    try {
+      const found = await ctx.read<{ record: Rec }>("get_record", { resource: via, name });
+      return {
+        conditions: [{ field: link, op: "eq", value: String(found.record.id) }],
+        said: `of ${labelOf(via, found.record)}`,
+      };
+    } catch (error) {
+      if (!isAppError(error) || error.code !== "not_found") throw error;
+    }
+  }
+  const main = target.own?.[0];
+  if (main) {
+    try {
+      const found = await ctx.read<{ record: Rec }>("get_record", { resource, name });
+      return {
+        conditions: [{ field: main, op: "eq", value: str(found.record[main]) }],
+        said: `“${str(found.record[main])}”`,
+      };
+    } catch (error) {
+      if (!isAppError(error) || error.code !== "not_found") throw error;
+    }
+  }
+  return undefined;
+}
+
+/** A record's line as the lists show it, with a candidate's dates (applied, hired, rejected). */
+function lineOf(resource: ResourceName, record: Rec, today: string): string {
+  const line = lineFor(resource, record, today);
+  if (resource !== "candidates") return line;
+  const dates = [
+    `applied ${str(record.created_at).slice(0, 10)}`,
+    record.hired_at ? `hired ${str(record.hired_at).slice(0, 10)}` : "",
+    record.rejected_at ? `rejected ${str(record.rejected_at).slice(0, 10)}` : "",
+  ].filter(Boolean);
+  return `${line} (${dates.join(", ")})`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "open invoices over 2,500.00, issued last month". */
+export function describe(plan: QueryPlan, names: readonly string[] = []): string {
+  const noun = RESOURCE_NOUNS[plan.resource][1];
+  const adjectives = [...new Set(plan.adjectives)].join(" and ");
+  const head = `${adjectives ? `${adjectives} ` : ""}${noun}`;
+  const parts = [...names, ...plan.said].filter(Boolean);
+  return parts.length ? `${head} ${parts.join(", ")}` : head;
+}
+
+function valueText(result: QueryResult & { mode: "aggregate" | "ratio" }, value: QueryValue): string {
+  if (result.mode === "ratio") {
+    const percent = value.count === 0 ? "—" : `${((100 * (value.matched ?? 0)) / value.count).toFixed(1)}%`;
+    return `**${percent}** (${value.matched ?? 0} of ${value.count})`;
+  }
+  if (result.fn === "count") return `**${value.count}**`;
+  if (value.value === null) return "**none**";
+  const shown = value.currency ? money(value.value, value.currency) : value.value;
+  const of =
+    result.fn === "sum" || result.fn === "avg" || result.fn === "median"
+      ? ` (${plural(value.count, RESOURCE_NOUNS[result.resource][0], RESOURCE_NOUNS[result.resource][1])})`
+      : "";
+  return `**${shown}**${of}`;
+}
+
+const FN_WORDS: Record<string, string> = {
+  count: "Number of",
+  sum: "Total",
+  avg: "Average",
+  median: "Median",
+  min: "Smallest",
+  max: "Largest",
+};
+
+const FIELD_WORDS: Record<string, string> = {
+  amount: "amount",
+  outstanding: "amount owed",
+  paid: "amount paid",
+  value: "value",
+  price: "price",
+  days_overdue: "days overdue",
+};
+
+function aggregateReply(
+  plan: QueryPlan,
+  result: QueryResult & { mode: "aggregate" | "ratio" },
+  what: string,
+): string {
+  const header =
+    result.mode === "ratio"
+      ? `${capitalized(plan.ratio!.of || plan.ratio!.said)} — ${plan.ratio!.said} among ${what}`
+      : result.fn === "count"
+        ? `Number of ${what}`
+        : `${FN_WORDS[result.fn!]} ${FIELD_WORDS[result.field ?? ""] ?? result.field} of ${what}`;
+  if (plan.rank) {
+    const sign = plan.rank.descending ? -1 : 1;
+    const amount = (value: QueryValue) => Number(result.fn === "count" ? value.count : (value.value ?? 0));
+    const ranked = [...result.values]
+      .sort((a, b) => sign * (amount(a) - amount(b)))
+      .slice(0, plan.rank.limit);
+    if (ranked.length === 0) return `${header}: there are none.`;
+    const lines = ranked.map(
+      (value, index) => `${index + 1}. **${value.key ?? "(none)"}**: ${valueText(result, value)}`,
+    );
+    const first = `${header}, ${plan.groupSaid}, ${plan.rank.said} first`;
+    return `${first}:\n${lines.join("\n")}`;
+  }
+  if (plan.groupBy) {
+    if (result.values.length === 0) return `${header}, ${plan.groupSaid}: there are none.`;
+    const lines = result.values.map(
+      (value) => `${value.key ?? "(none)"}${value.currency ? "" : ""}: ${valueText(result, value)}`,
+    );
+    return `${header}, ${plan.groupSaid}:\n${bullets(lines, lines.length, 24)}`;
+  }
+  if (result.values.length === 0) {
+    return result.fn === "count" || result.mode === "ratio"
+      ? `${header}: **0**.`
+      : `${header}: there are none.`;
+  }
+  if (result.mode === "aggregate" && result.fn === "count") return `${header}: **${result.total}**.`;
+  return `${header}: ${result.values.map((value) => valueText(result, value)).join(" and ")}.`;
+}
+
+function listReply(
+  plan: QueryPlan,
+  result: QueryResult & { mode: "records" },
+  what: string,
+  today: string,
+): string {
+  const lines = result.records.map((record) => lineOf(plan.resource, record, today));
+  if (plan.order && plan.limit !== undefined && plan.limit <= 10) {
+    const orderWords = plan.order.said;
+    if (result.records.length === 0) return `There are no ${what}, so none is the ${orderWords}.`;
+    if (plan.limit === 1) return `The ${orderWords} of the ${result.total} ${what}:\n${bullets(lines)}`;
+    return `The ${Math.min(plan.limit, result.records.length)} ${orderWords} of the ${result.total} ${what}:\n${bullets(lines)}`;
+  }
+  if (result.total === 0) return `${capitalized(what)}: **0** — there are none.`;
+  const order = plan.order ? `, ${plan.order.said} first` : "";
+  return `${capitalized(what)}${order}: **${result.total}**\n${bullets(lines, result.total)}`;
+}
+
+export interface QueryAnswerOptions {
+  /** Conditions and words kept from the list before, for a follow-up that refines it. */
+  base?: { where: Condition[]; said: string[]; adjectives: string[] };
+}
+
+export async function answerQuery(
+  ctx: PlanContext,
+  plan: QueryPlan,
+  options: QueryAnswerOptions = {},
+): Promise<Answer> {
+  const where = [...(options.base?.where ?? []), ...plan.where];
+  const merged: QueryPlan = {
+    ...plan,
+    where,
+    said: [...(options.base?.said ?? []), ...plan.said],
+    adjectives: [...(options.base?.adjectives ?? []), ...plan.adjectives],
+  };
+  const named: string[] = [];
+  const unknown: string[] = [];
+  for (const run of plan.names) {
+    const resolved = await resolveName(ctx, plan.resource, run.text);
+    if (resolved) {
+      where.push(...resolved.conditions);
+      named.push(resolved.said);
+    } else unknown.push(run.text);
+  }
+  if (plan.leftover.length > 0 || unknown.length > 0) return notUnderstood(merged, plan.leftover, unknown);
+  const what = describe(merged, named);
+  const args: QueryArgs = { resource: plan.resource, where };
+  if (plan.ratio) {
+    const ratio = ratioOf(merged, ctx.analysis.norm.lower);
+    if (!ratio) return notUnderstood(merged, [plan.ratio.said], []);
+    args.where = [...where, ...ratio.base];
+    args.ratio = ratio.matched;
+    merged.ratio = { ...plan.ratio, said: ratio.said, of: ratio.of };
+  } else if (plan.aggregate) {
+    args.aggregate = plan.aggregate;
+  } else {
+    if (plan.order) args.order_by = `${plan.order.descending ? "-" : ""}${plan.order.field}`;
+    args.limit = plan.limit ?? 10;
+  }
+  if (plan.groupBy && (args.aggregate || args.ratio)) args.group_by = plan.groupBy;
+  if (plan.groupBy && !args.aggregate && !args.ratio) {
+    // "revenue per month", "won deal value by month": money is added up; anything else is counted.
+    const field = MONEY_FIELD[plan.resource];
+    const sums =
+      plan.resource === "payments" ||
+      /\b(value|worth|revenue|amount|how much|total|money)\b/.test(ctx.analysis.norm.lower);
+    args.aggregate = field && sums ? { fn: "sum", field } : { fn: "count" };
+    merged.aggregate = args.aggregate;
+    args.group_by = plan.groupBy;
+    delete args.limit;
+    delete args.order_by;
+  }
+  // A figure about invoices is about real ones: drafts were never sent and voids were cancelled.
+  if (
+    plan.resource === "invoices" &&
+    ((args.aggregate && args.aggregate.fn !== "count") || args.ratio) &&
+    !where.some((c) => c.field === "status")
+  ) {
+    args.where = [...(args.where ?? []), { field: "status", op: "in", value: ["open", "overdue", "paid"] }];
+  }
+  const result = await ctx.read<QueryResult>("query_records", args);
+  let reply =
+    result.mode === "records"
+      ? listReply(merged, result, what, ctx.turn.today)
+      : aggregateReply(merged, result, what);
+  // A figure about a named record ("how much did the Meridian deal close for") shows the record too.
+  if (
+    named.length > 0 &&
+    result.mode === "aggregate" &&
+    result.total > 0 &&
+    result.total <= 5 &&
+    !plan.groupBy
+  ) {
+    const records = await ctx.read<QueryResult>("query_records", {
+      resource: plan.resource,
+      where,
+      limit: 5,
+    });
+    if (records.mode === "records") {
+      reply += `\n${bullets(records.records.map((record) => lineOf(plan.resource, record, ctx.turn.today)))}`;
+    }
+  }
+  return { reply, memory: memoryOf(ctx, merged, result) };
+}
+
+/** The list a reply leaves for "which one is the biggest" or "only the ones from last month". */
+function memoryOf(ctx: PlanContext, plan: QueryPlan, result: QueryResult): Memory {
+  const records = result.mode === "records" ? result.records : [];
+  // "the top 5 deals" then "which of those did we win": those five, not every deal.
+  const ranked =
+    plan.order && plan.limit !== undefined && records.length > 0 && records.length < result.total;
+  const where: Condition[] = ranked
+    ? [{ field: "id", op: "in", value: records.map((record) => String(record.id)) }]
+    : plan.where;
+  return {
+    planner: "builtin",
+    intent: "query",
+    slots: ctx.slots,
+    list: {
+      resource: plan.resource,
+      filters: {},
+      where,
+      said: ranked ? [`(the ${records.length} ${plan.order!.said})`] : plan.said,
+      adjectives: plan.adjectives,
+      ...(plan.order ? { sort: `${plan.order.descending ? "-" : ""}${plan.order.field}` } : {}),
+      total: result.total,
+      shown: records.length,
+      items: itemsOf(plan.resource, records),
+    },
+    ...(records.length === 1 ? { focus: itemsOf(plan.resource, records)[0]! } : {}),
+  };
+}
+
+/**
+ * The ratios an owner asks for, each with what it divides: a win rate is won among closed deals,
+ * "paid late" is paid after the due date among paid invoices, a conversion from one candidate
+ * status to the next is those who reached the later among those who reached the earlier.
+ */
+function ratioOf(
+  plan: QueryPlan,
+  message: string,
+): { base: Condition[]; matched: Condition[]; said: string; of: string } | undefined {
+  const said = plan.ratio!.said;
+  if (plan.ratio!.where.length > 0) {
+    return { base: [], matched: plan.ratio!.where, said, of: `share ${said}` };
+  }
+  const lower = `${said} ${plan.said.join(" ")} ${plan.adjectives.join(" ")} ${message}`;
+  if (plan.resource === "deals") {
+    const stages = plan.where.filter((condition) => condition.field === "stage");
+    const named = stages.flatMap((condition) =>
+      Array.isArray(condition.value) ? condition.value : [String(condition.value)],
+    );
+    if (named.some((stage) => stage !== "won" && stage !== "lost")) return undefined;
+    const wanted =
+      /\b(lose|lost|loss|losses)\b/.test(lower) ||
+      (named.length > 0 && named.every((stage) => stage === "lost"))
+        ? "lost"
+        : "won";
+    const withoutStage = plan.where.filter((condition) => !stages.includes(condition));
+    plan.where.splice(0, plan.where.length, ...withoutStage);
+    return {
+      base: [{ field: "stage", op: "in", value: ["won", "lost"] }],
+      matched: [{ field: "stage", op: "eq", value: wanted }],
+      said: `${wanted}`,
+      of: wanted === "won" ? "win rate" : "loss rate",
+    };
+  }
+  if (plan.resource === "invoices" && /\b(late|overdue|after the due|past due)\b/.test(lower)) {
+    plan.where.splice(
+      0,
+      plan.where.length,
+      ...plan.where.filter((condition) => condition.field !== "status"),
+    );
+    return {
+      base: [{ field: "status", op: "eq", value: "paid" }],
+      matched: [{ field: "paid_late", op: "eq", value: true }],
+      said: "paid after the due date",
+      of: "share paid late",
+    };
+  }
+  if (plan.resource === "candidates") {
+    // From one status to a later one: those who reached the later among those who reached the earlier.
+    const order = ["applied", "screening", "interview", "offer", "hired"];
+    const named = order.filter((status) =>
+      new RegExp(`\\b${status === "interview" ? "interview" : status}`).test(lower),
+    );
+    if (named.length !== 2) return undefined;
+    const [from, to] = named as [string, string];
+    plan.where.splice(
+      0,
+      plan.where.length,
+      ...plan.where.filter((condition) => condition.field !== "status"),
+    );
+    return {
+      base: [{ field: "status", op: "in", value: order.slice(order.indexOf(from)) }],
+      matched: [{ field: "status", op: "in", value: order.slice(order.indexOf(to)) }],
+      said: `reached ${to}`,
+      of: `conversion from ${from} to ${to}`,
+    };
+  }
+  return undefined;
+}
+
+function notUnderstood(plan: QueryPlan, leftover: readonly string[], unknown: readonly string[]): Answer {
+  const parts: string[] = [];
+  if (unknown.length > 0) {
+    parts.push(
+      `I couldn't find ${unknown.map((name) => `“${name}”`).join(" or ")} among the ${RESOURCE_NOUNS[plan.resource][1]} or their contacts`,
+    );
+  }
+  if (leftover.length > 0)
+    parts.push(`I'm not sure what ${leftover.map((word) => `“${word}”`).join(" and ")} means here`);
+  const understood = describe(plan);
+  return {
+    reply: `${parts.join(", and ")}, so I haven't answered rather than guess. I understood: ${understood}. Could you say it another way, or name the record exactly?`,
+    understood: false,
+  };
+}
+
+export { DATE_FIELD_LABEL };

@@ -1,0 +1,171 @@
+import type { Condition } from "../../tools/query.ts";
+import { FIELDS } from "../../tools/query.ts";
+import type { PlanContext } from "../context.ts";
+import type { Answer, ListMemory, Memory } from "../types.ts";
+import type { QueryResult } from "../../tools/query.ts";
+import { bullets, itemsOf, lineFor } from "../answers.ts";
+import { candidateDetail } from "../handlers/people.ts";
+import { answerQuery } from "./answer.ts";
+import { parseQuery } from "./parse.ts";
+
+/**
+ * The structured layer of the built-in planner: a question with a threshold, an order, an
+ * aggregate beyond count and sum, a ratio, a negation, a group or a window on a named date is
+ * read as one query (parse.ts) and answered from it (answer.ts), or said back as not understood.
+ * Plain questions ("which invoices are overdue?") stay with the intents, which answer them in
+ * their own words; a follow-up that refines the list before ("only the ones from last month",
+ * "which one is the biggest") is this layer's too.
+ */
+
+/** The conditions a list remembered by the intents stands for, when each of its filters has a field. */
+function conditionsOf(list: ListMemory): Condition[] | undefined {
+  if (list.where) return list.where;
+  const fields = FIELDS[list.resource];
+  const conditions: Condition[] = [];
+  for (const [name, raw] of Object.entries(list.filters)) {
+    const values = Array.isArray(raw) ? raw : raw.split(",");
+    if (name === "due_before") conditions.push({ field: "due_date", op: "lt", value: values[0]! });
+    else if (name === "due_after") conditions.push({ field: "due_date", op: "gt", value: values[0]! });
+    else if (fields[name]) conditions.push({ field: name, op: "in", value: values });
+    else return undefined;
+  }
+  if (list.q) return undefined;
+  return conditions;
+}
+
+/** The resource an intents' reply was about, when it left no list (a pipeline, a count). */
+const INTENT_RESOURCE: Record<string, ListMemory["resource"]> = {
+  overdue: "invoices",
+  due_soon: "invoices",
+  outstanding: "invoices",
+  invoices: "invoices",
+  revenue: "payments",
+  payments: "payments",
+  pipeline: "deals",
+  deals: "deals",
+  contacts: "contacts",
+  candidates: "candidates",
+  skills: "skills",
+  skills_verified: "skills",
+  products: "products",
+  communications: "communications",
+};
+
+/** The list an intents' reply stands for, from its slots. */
+function listOfSlots(memory: Memory): ListMemory | undefined {
+  const resource = INTENT_RESOURCE[memory.intent];
+  if (!resource) return undefined;
+  const slots = memory.slots;
+  const where: Condition[] = [];
+  const add = (field: string, values: readonly string[]) =>
+    values.length > 0 && where.push({ field, op: "in", value: [...values] });
+  if (resource === "invoices") {
+    const statuses =
+      memory.intent === "overdue"
+        ? ["overdue"]
+        : memory.intent === "outstanding"
+          ? ["open", "overdue"]
+          : slots.invoiceStatuses;
+    add("status", statuses);
+  }
+  if (resource === "deals")
+    add(
+      "stage",
+      memory.intent === "pipeline" && slots.dealStages.length === 0
+        ? ["lead", "qualified", "proposal"]
+        : slots.dealStages,
+    );
+  if (resource === "candidates") add("status", slots.candidateStatuses);
+  if (resource === "contacts") add("lifecycle_stage", slots.lifecycleStages);
+  if (resource === "skills")
+    add("status", memory.intent === "skills_verified" ? ["verified"] : slots.skillStatuses);
+  if (resource === "communications") add("channel", slots.channels);
+  if (slots.currency && resource !== "candidates" && resource !== "contacts" && resource !== "skills") {
+    where.push({ field: "currency", op: "eq", value: slots.currency });
+  }
+  if (slots.past || slots.future || slots.subject) return undefined;
+  return { resource, filters: {}, where, total: 0, shown: 0, items: [] };
+}
+
+const MORE =
+  /^(?:and\s+)?(?:show\s+|give\s+|list\s+)?(?:me\s+)?(?:the\s+)?(?:more|next(?:\s+\d+)?(?:\s+ones)?|rest|remaining(?:\s+ones)?|others)(?:\s+(?:ones|please))?\W*$/;
+
+/** "show me more" after a list this layer showed: the next page of the same query. */
+async function more(ctx: PlanContext, list: ListMemory): Promise<Answer> {
+  const page = await ctx.read<QueryResult>("query_records", {
+    resource: list.resource,
+    where: list.where ?? [],
+    ...(list.sort ? { order_by: list.sort } : {}),
+    limit: 10,
+    offset: list.shown,
+  });
+  const records = page.mode === "records" ? page.records : [];
+  if (records.length === 0) {
+    return {
+      reply: `That was all of them: ${list.total} in all.`,
+      memory: { ...ctx.memory!, list: { ...list } },
+    };
+  }
+  const from = list.shown + 1;
+  const to = list.shown + records.length;
+  const lines = records.map((record) => lineFor(list.resource, record, ctx.turn.today));
+  return {
+    reply: `${from}–${to} of ${list.total}:\n${bullets(lines, lines.length)}`,
+    memory: {
+      ...ctx.memory!,
+      list: { ...list, shown: to, items: [...list.items, ...itemsOf(list.resource, records)].slice(-50) },
+    },
+  };
+}
+
+const REFERS =
+  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b/;
+
+export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null> {
+  const list = ctx.memory?.list ?? (ctx.memory ? listOfSlots(ctx.memory) : undefined);
+  const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list) ?? []) : []);
+  if (!plan) return null;
+  const lower = ctx.analysis.norm.lower;
+  const refines =
+    list !== undefined &&
+    list.resource === plan.resource &&
+    (!plan.named || REFERS.test(lower)) &&
+    // After the intents' own list, a plain narrowing ("and in dollars?", "what about last month?") is theirs.
+    (ctx.memory?.intent === "query" ||
+      plan.structured.some((part) => part !== "window") ||
+      // "only the ones from last month", "which of those are from Acme"; "what about…" asks again instead.
+      (REFERS.test(lower) &&
+        !/^(?:and\s+)?(?:what|how) about\b/.test(lower) &&
+        !plan.aggregate &&
+        (plan.where.length > 0 || plan.names.length > 0)));
+  if (plan.structured.length === 0 && !refines) return null;
+  // Read from the list before without refining it, or named by a status alone with only a window: the intents'.
+  if (!refines && !plan.named) return null;
+  if (!refines && plan.byStatus && plan.structured.every((part) => part === "window")) return null;
+  if (refines && ctx.memory?.intent === "query" && MORE.test(lower)) return more(ctx, list);
+  // A candidate asked about by name: the intents' profile (status, position, skills) is the answer.
+  if (!refines && plan.structured.includes("person") && !plan.structured.includes("named")) {
+    const profile = await candidateDetail(ctx);
+    if (profile) return profile;
+  }
+  if (refines) {
+    const where = conditionsOf(list);
+    if (where) {
+      // A field said again replaces the one before ("what about last month?", "and in dollars?").
+      const fields = new Set(plan.where.map((condition) => condition.field));
+      const kept = where.filter((condition) => !fields.has(condition.field));
+      const dated = plan.where.some((condition) => /_at$|_date$/.test(condition.field));
+      const said = (list.said ?? []).filter(
+        (words) =>
+          !(
+            dated &&
+            /^(issued|created|due|paid|received|expected|closed|hired|rejected|verified|on|in) /.test(words)
+          ),
+      );
+      const adjectives = fields.has("status") || fields.has("stage") ? [] : (list.adjectives ?? []);
+      return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
+    }
+    if (plan.structured.length === 0) return null;
+  }
+  return answerQuery(ctx, plan);
+}
