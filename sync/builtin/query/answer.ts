@@ -5,7 +5,7 @@ import { bullets, itemsOf, lineFor, plural, str } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
 import type { Answer, Memory } from "../types.ts";
 import type { QueryPlan } from "./parse.ts";
-import { DATE_FIELD_LABEL, MONEY_FIELD, RESOURCE_NOUNS } from "./words.ts";
+import { MONEY_FIELD, RESOURCE_NOUNS } from "./words.ts";
 
 /**
  * A `QueryPlan` run through `query_records` and said back: the reply opens with what was
@@ -32,6 +32,9 @@ const NAME_TARGETS: Record<ResourceName, { own?: string[]; contact?: string; can
 /** "backend engineers" is found as "backend engineer". */
 const singular = (text: string) => text.replace(/(\w{3,}?)(?:ies)\b/g, "$1y").replace(/(\w{3,})s\b/g, "$1");
 
+/** The most contacts or candidates one name in a question may stand for (an `in` condition's limit). */
+const MAX_PEOPLE = 20;
+
 interface Resolution {
   conditions: Condition[];
   said: string;
@@ -42,13 +45,13 @@ async function resolveName(
   ctx: PlanContext,
   resource: ResourceName,
   name: string,
-): Promise<Resolution | undefined> {
+): Promise<Resolution | "too many" | undefined> {
   const target = NAME_TARGETS[resource];
-  const count = async (on: ResourceName, field: string) =>
+  const matching = async (on: ResourceName, field: string) =>
     await ctx.read<QueryResult>("query_records", {
       resource: on,
       where: [{ field, op: "contains", value: name }],
-      limit: 20,
+      limit: MAX_PEOPLE,
     });
   for (const field of target.own ?? []) {
     for (const wanted of [...new Set([name, singular(name)])]) {
@@ -71,7 +74,9 @@ async function resolveName(
   const link = target.contact ?? target.candidate;
   if (via && link) {
     for (const field of via === "contacts" ? ["name", "company"] : ["name"]) {
-      const people = await count(via, field);
+      const people = await matching(via, field);
+      // More people of that name than a question can list: which one is meant is asked, not guessed.
+      if (people.total > MAX_PEOPLE) return "too many";
       if (people.mode === "records" && people.total > 0) {
         const ids = people.records.map((record) => String(record.id));
         const labels = [...new Set(people.records.map((record) => str(record[field])))];
@@ -242,14 +247,18 @@ export async function answerQuery(
   };
   const named: string[] = [];
   const unknown: string[] = [];
+  const broad: string[] = [];
   for (const run of plan.names) {
     const resolved = await resolveName(ctx, plan.resource, run.text);
-    if (resolved) {
+    if (resolved === "too many") broad.push(run.text);
+    else if (resolved) {
       where.push(...resolved.conditions);
       named.push(resolved.said);
     } else unknown.push(run.text);
   }
-  if (plan.leftover.length > 0 || unknown.length > 0) return notUnderstood(merged, plan.leftover, unknown);
+  if (plan.leftover.length > 0 || unknown.length > 0 || broad.length > 0) {
+    return notUnderstood(merged, plan.leftover, unknown, broad);
+  }
   const what = describe(merged, named);
   const args: QueryArgs = { resource: plan.resource, where };
   if (plan.ratio) {
@@ -408,8 +417,18 @@ function ratioOf(
   return undefined;
 }
 
-function notUnderstood(plan: QueryPlan, leftover: readonly string[], unknown: readonly string[]): Answer {
+function notUnderstood(
+  plan: QueryPlan,
+  leftover: readonly string[],
+  unknown: readonly string[],
+  broad: readonly string[] = [],
+): Answer {
   const parts: string[] = [];
+  if (broad.length > 0) {
+    parts.push(
+      `${broad.map((name) => `“${name}”`).join(" and ")} matches more than ${MAX_PEOPLE} contacts or candidates`,
+    );
+  }
   if (unknown.length > 0) {
     parts.push(
       `I couldn't find ${unknown.map((name) => `“${name}”`).join(" or ")} among the ${RESOURCE_NOUNS[plan.resource][1]} or their contacts`,
@@ -423,5 +442,3 @@ function notUnderstood(plan: QueryPlan, leftover: readonly string[], unknown: re
     understood: false,
   };
 }
-
-export { DATE_FIELD_LABEL };

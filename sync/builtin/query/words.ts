@@ -75,6 +75,14 @@ export const MONEY_FIELD: Partial<Record<ResourceName, string>> = {
   products: "price",
 };
 
+/** Words that ask what is still owed on an invoice, not its whole amount. */
+export const OWED = /\b(owe|owes|owed|owing|balance|left to pay|still due)\b/;
+
+/** The currency codes a message may write, as a pattern (`|` between them). */
+export const CURRENCY_CODES = "eur|usd|gbp|chf|jpy|cad|aud";
+/** The codes and the names of currencies ("euros", "bucks", "quid"), as a pattern. */
+export const CURRENCY_NAMES = `${CURRENCY_CODES}|euros?|dollars?|bucks|pounds?|quid`;
+
 /** Which records are "the oldest" or "the newest": the date that orders them. */
 export const AGE_FIELD: Record<ResourceName, string> = {
   invoices: "issued_at",

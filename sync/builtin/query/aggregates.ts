@@ -1,0 +1,132 @@
+import type { ResourceName } from "../../tools/resources.ts";
+import { phrases, type QueryPlan, type Reading } from "./reading.ts";
+import {
+  AGGREGATE_WORDS,
+  DEFAULT_DATE,
+  MONEY_FIELD,
+  OWED,
+  PERIOD_GROUPS,
+  RATIO_WORDS,
+  type AggregateWord,
+} from "./words.ts";
+
+/**
+ * What a question computes over the records rather than lists: an aggregate ("the average deal",
+ * "revenue last quarter"), a ratio ("win rate", "what % of"), and the groups it is computed per
+ * ("by month", "per source").
+ */
+
+/** Words that ask for money received. */
+const REVENUE =
+  /\b(revenue|income|takings|turnover|sales|collected|collect|earned|brought in|how much|total)\b/;
+
+/** "the average deal", "total unpaid", "win rate": the aggregate or the ratio asked for, on the field it is over. */
+export function aggregates(reading: Reading, plan: QueryPlan): void {
+  const ratio = phrases(
+    reading,
+    RATIO_WORDS.map((word) => [word, word] as const),
+  );
+  if (ratio.length > 0) {
+    for (const found of ratio) reading.take(found.start, found.end);
+    plan.ratio = { where: [], said: ratio[0]!.phrase, of: "" };
+    // "win rate" alone is the intents' pipeline answer.
+    const plain =
+      plan.resource === "deals" &&
+      /^(?:(?:what is|whats|what's|our|the|deal|deals|sales|please|overall)\s+)*(?:win|close|success|hit) rate\s*(?:please)?\??$/.test(
+        reading.lower.trim(),
+      );
+    if (!plain) plan.structured.push("ratio");
+  }
+  const words = phrases(reading, AGGREGATE_WORDS);
+  const fns = new Set<AggregateWord>();
+  for (const found of words) {
+    fns.add(found.value);
+    reading.take(found.start, found.end);
+    // "Riverbend Coffee balance due": what one client owes, which the intents read as a due date.
+    if (found.phrase === "balance due") plan.structured.push("aggregate");
+  }
+  let pick: AggregateWord | undefined = (["avg", "median", "min", "max", "sum", "count"] as const).find(
+    (fn) => fns.has(fn),
+  );
+  // "revenue last quarter": money received is added up ("payments by month" is, in answer.ts).
+  if (!pick && plan.resource === "payments" && REVENUE.test(reading.lower)) pick = "sum";
+  if (!pick || plan.ratio) return;
+  if (pick === "count") {
+    plan.aggregate = { fn: "count" };
+    return;
+  }
+  let field = MONEY_FIELD[plan.resource];
+  const unpaid = /\b(unpaid|outstanding|open|overdue)\b/.test(reading.lower);
+  if (plan.resource === "invoices" && (OWED.test(reading.lower) || (pick === "sum" && unpaid)))
+    field = "outstanding";
+  if (!field) {
+    plan.leftover.push(words.find((found) => found.value === pick)?.phrase ?? pick);
+    return;
+  }
+  plan.aggregate = { fn: pick, field };
+  if (pick !== "sum") plan.structured.push("aggregate");
+}
+
+/** The fields a resource's records are grouped by, per the word that names each. */
+export const GROUP_FIELDS: Partial<Record<ResourceName, ReadonlyArray<[string, string]>>> = {
+  invoices: [
+    ["client", "client"],
+    ["customer", "client"],
+    ["status", "status"],
+    ["currency", "currency"],
+  ],
+  payments: [
+    ["method", "method"],
+    ["currency", "currency"],
+  ],
+  deals: [
+    ["stage", "stage"],
+    ["currency", "currency"],
+  ],
+  contacts: [
+    ["stage", "lifecycle_stage"],
+    ["company", "company"],
+  ],
+  candidates: [
+    ["status", "status"],
+    ["position", "position"],
+    ["role", "position"],
+    ["source", "source"],
+  ],
+  skills: [
+    ["level", "level"],
+    ["status", "status"],
+    ["skill", "name"],
+  ],
+  communications: [
+    ["channel", "channel"],
+    ["direction", "direction"],
+  ],
+};
+
+/** "by month", "per source": the period or the field the figures are computed per. */
+export function groups(reading: Reading, plan: QueryPlan): void {
+  const period = phrases(reading, PERIOD_GROUPS)[0];
+  if (period) {
+    reading.take(period.start, period.end);
+    plan.groupBy = `${period.value}:${DEFAULT_DATE[plan.resource]}`;
+    plan.groupSaid = `per ${period.value}`;
+    plan.structured.push("group");
+    return;
+  }
+  for (const [word, field] of GROUP_FIELDS[plan.resource] ?? []) {
+    const match = new RegExp(`\\b(?:by|per|each|for each|broken down by|split by)\\s+(${word})s?\\b`).exec(
+      reading.lower,
+    );
+    if (match) {
+      reading.take(match.index, match.index + match[0].length);
+      plan.groupBy = field;
+      plan.groupSaid = `per ${word}`;
+      // Counts by status or stage are the intents' ("candidates by status", "pipeline by stage").
+      // Per client or currency too: the intents list what each owes or is worth.
+      if (!["status", "stage", "lifecycle_stage", "currency", "client"].includes(field))
+        plan.structured.push("group");
+      return;
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import type { ResourceName } from "../../tools/resources.ts";
+import {
+  CANDIDATE_STATUS_WORDS,
+  CHANNEL_WORDS,
+  CURRENCY_WORDS,
+  DEAL_STAGE_WORDS,
+  INVOICE_STATUS_WORDS,
+  LIFECYCLE_WORDS,
+  SKILL_STATUS_WORDS,
+} from "../vocabulary.ts";
+import { phrases, type QueryPlan, type Reading } from "./reading.ts";
+import { CURRENCY_CODES, CURRENCY_NAMES, MONEY_FIELD } from "./words.ts";
+
+/**
+ * The conditions on a record's own values, and the same turned around: statuses and stages
+ * ("unpaid", "not won or lost"), a payment's method, a candidate's source, what is paid of an
+ * invoice, an empty or filled field ("without a company"), and a currency ("not in euros").
+ */
+
+/** Status phrases only this layer reads (the intents' vocabulary lacks them). */
+const OWN_PHRASES = new Set([
+  "in play",
+  "still in play",
+  "still open",
+  "fell through",
+  "fall through",
+  "falling through",
+  "did not close",
+  "signed",
+  "landed",
+  "turn down",
+  "turned away",
+  "let go",
+  "did not make it",
+  "in the running",
+  "not closed",
+]);
+
+/** Per resource, the field its statuses are on and the phrases that name them (a phrase may name several). */
+export const STATUS_TABLES: Partial<
+  Record<ResourceName, { field: string; table: ReadonlyArray<readonly [string, readonly string[]]> }>
+> = {
+  invoices: { field: "status", table: INVOICE_STATUS_WORDS },
+  deals: {
+    field: "stage",
+    table: [
+      ...DEAL_STAGE_WORDS,
+      ["in play", ["lead", "qualified", "proposal"]],
+      ["in the pipeline", ["lead", "qualified", "proposal"]],
+      ["pipeline", ["lead", "qualified", "proposal"]],
+      ["not closed", ["lead", "qualified", "proposal"]],
+      ["still in play", ["lead", "qualified", "proposal"]],
+      ["still open", ["lead", "qualified", "proposal"]],
+      ["fell through", ["lost"]],
+      ["fall through", ["lost"]],
+      ["falling through", ["lost"]],
+      ["did not close", ["lost"]],
+      ["closed", ["won", "lost"]],
+      ["signed", ["won"]],
+      ["landed", ["won"]],
+    ],
+  },
+  contacts: { field: "lifecycle_stage", table: LIFECYCLE_WORDS },
+  candidates: {
+    field: "status",
+    table: [
+      ...CANDIDATE_STATUS_WORDS,
+      ["turn down", ["rejected"]],
+      ["turned away", ["rejected"]],
+      ["let go", ["rejected"]],
+      ["did not make it", ["rejected"]],
+      ["in the running", ["applied", "screening", "interview", "offer"]],
+      ["in the process", ["applied", "screening", "interview", "offer"]],
+      ["in process", ["applied", "screening", "interview", "offer"]],
+    ],
+  },
+  skills: {
+    field: "status",
+    table: SKILL_STATUS_WORDS.map(([phrase, value]) => [phrase, [value]] as const),
+  },
+  communications: {
+    field: "channel",
+    table: CHANNEL_WORDS.map(([phrase, value]) => [phrase, [value]] as const),
+  },
+};
+
+/** Where a negation right before a span starts ("not" in "not verified"), if there is one. */
+function negatedBefore(lower: string, start: number): number | undefined {
+  const before = lower.slice(Math.max(0, start - 24), start);
+  const match =
+    /\b(not|never|no|nobody has|without|except|excluding|other than|but not|non|isn't|aren't)(?:\s+|-)(?:yet\s+|been\s+|be\s+|in\s+|the\s+|a\s+|an\s+|yet\s+been\s+)?$/.exec(
+      before,
+    );
+  return match ? start - (before.length - match.index) : undefined;
+}
+
+/** The statuses and stages named, and turned around by a negation before them. */
+export function statuses(reading: Reading, plan: QueryPlan): void {
+  const spec = STATUS_TABLES[plan.resource];
+  if (!spec) return;
+  const found = phrases(reading, spec.table);
+  const include = new Set<string>();
+  const exclude = new Set<string>();
+  let negatedUntil = -1;
+  const verb = /\b(are|is|were|was|that|which|did we|got|get|have been|has been|end up|ended up)\b/.exec(
+    reading.lower,
+  );
+  const pivot = verb ? verb.index : -1;
+  for (const { phrase, value, start, end } of found) {
+    // "the most overdue" is an order (superlatives), not a status.
+    if (
+      /\bmost\s+$/.test(reading.lower.slice(Math.max(0, start - 6), start)) &&
+      !/\b(client|customer|company|who|debtor)s?\b/.test(reading.lower)
+    )
+      continue;
+    if (
+      /^\s+longest\b/.test(reading.lower.slice(end)) ||
+      /\blongest\s+$/.test(reading.lower.slice(Math.max(0, start - 9), start))
+    )
+      continue;
+    // "applied before March" is when they applied, not the status.
+    if (
+      plan.resource === "candidates" &&
+      phrase === "applied" &&
+      /^\s+(before|after|since|in|on|during|between|last|this|from|over|within|first|most recently)\b/.test(
+        reading.lower.slice(end),
+      )
+    )
+      continue;
+    // "overdue" beside a window is the window's word ("more than 45 days overdue" took it already).
+    // "not won or lost": the second is turned around too.
+    const carried =
+      negatedUntil >= 0 && /^\s*(?:,|or|nor|and|,\s*or)\s*$/.test(reading.lower.slice(negatedUntil, start));
+    const negation = carried ? negatedUntil : negatedBefore(reading.lower, start);
+    if (negation !== undefined && !phrase.startsWith("not ")) {
+      negatedUntil = end;
+      // An invoice not paid is one still to be paid: open or overdue, not a draft or a void.
+      if (plan.resource === "invoices" && value.length === 1 && value[0] === "paid") {
+        for (const one of ["open", "overdue"]) include.add(one);
+      } else for (const one of value) exclude.add(one);
+      reading.take(negation, end);
+      plan.said.push(`not ${phrase}`);
+      plan.structured.push("negation");
+    } else {
+      for (const one of value) include.add(one);
+      reading.take(start, end);
+      plan.adjectives.push(phrase);
+      // Said the other way round ("not verified", "unpaid"), or in words the intents do not know.
+      if (OWN_PHRASES.has(phrase) || (phrase.startsWith("not ") && plan.resource === "skills"))
+        plan.structured.push("negation");
+    }
+  }
+  if (include.size > 0) plan.where.push({ field: spec.field, op: "in", value: [...include] });
+  if (exclude.size > 0) plan.where.push({ field: spec.field, op: "not_in", value: [...exclude] });
+  // "what % of unpaid invoices are overdue": the statuses after the verb are the share's, those before its whole.
+  if (plan.ratio && pivot >= 0) {
+    const share = new Set(found.filter((one) => one.start > pivot).flatMap((one) => [...one.value]));
+    const whole = new Set(found.filter((one) => one.start < pivot).flatMap((one) => [...one.value]));
+    if (share.size > 0 && whole.size > 0) {
+      plan.where.splice(0, plan.where.length, ...plan.where.filter((c) => c.field !== spec.field));
+      plan.where.push({ field: spec.field, op: "in", value: [...whole] });
+      plan.ratio.where.push({ field: spec.field, op: "in", value: [...share] });
+      plan.ratio.said = [...found.filter((one) => one.start > pivot)].map((one) => one.phrase).join(" or ");
+    }
+  }
+}
+
+/** The fields a record may lack, per resource, by the words that name them. */
+const EMPTY_FIELDS: Partial<Record<ResourceName, ReadonlyArray<[string, string]>>> = {
+  contacts: [
+    ["company", "company"],
+    ["email", "email"],
+    ["email address", "email"],
+    ["phone", "phone"],
+    ["phone number", "phone"],
+  ],
+  candidates: [
+    ["phone", "phone"],
+    ["source", "source"],
+  ],
+  invoices: [["contact", "contact_id"]],
+  deals: [
+    ["contact", "contact_id"],
+    ["close date", "expected_close_date"],
+    ["expected close date", "expected_close_date"],
+  ],
+  products: [["sku", "sku"]],
+};
+
+/** How a payment was made, in words → the method. */
+const PAYMENT_METHODS: ReadonlyArray<[string, string]> = [
+  ["bank transfer", "bank_transfer"],
+  ["wire", "bank_transfer"],
+  ["transfer", "bank_transfer"],
+  ["direct debit", "direct_debit"],
+  ["card", "card"],
+  ["credit card", "card"],
+  ["cash", "cash"],
+  ["cheque", "check"],
+  ["check", "check"],
+];
+
+/** Values of fields that are not statuses: a payment's method, a candidate's source, a part payment. */
+export function fieldValues(reading: Reading, plan: QueryPlan): void {
+  const lower = reading.lower;
+  if (plan.resource === "payments") {
+    for (const [word, method] of PAYMENT_METHODS) {
+      const match = new RegExp(
+        `\\b(?:(not|never|non)\\s+(?:made\\s+|paid\\s+)?(?:by\\s+|with\\s+|via\\s+)?|(?:by|with|via|paid by|made by)\\s+)(?:a\\s+)?${word}\\b`,
+      ).exec(lower);
+      if (!match) continue;
+      const negated = match[1] !== undefined;
+      plan.where.push({ field: "method", op: negated ? "ne" : "eq", value: method });
+      plan.said.push(`${negated ? "not " : ""}by ${word}`);
+      reading.take(match.index, match.index + match[0].length);
+      plan.structured.push("filter");
+      return;
+    }
+  }
+  if (plan.resource === "candidates") {
+    const source = /\b(?:not from|non|not via|not through)\s+(?:an?\s+|the\s+)?([a-z]+)\b/.exec(lower);
+    if (source && !["the", "yet"].includes(source[1]!)) {
+      const value = source[1]!.replace(/s$/, "");
+      plan.where.push({ field: "source", op: "ne", value });
+      plan.said.push(`not from ${value}`);
+      reading.take(source.index, source.index + source[0].length);
+      plan.structured.push("negation");
+    }
+  }
+  if (plan.resource === "invoices") {
+    const partial = /\b(?:with\s+)?(?:an?\s+)?(?:partial(?:ly)?|partly|part)[- ]?(?:paid|payments?)\b/.exec(
+      lower,
+    );
+    if (partial) {
+      plan.where.push(
+        { field: "paid", op: "gt", value: 0 },
+        { field: "status", op: "in", value: ["open", "overdue"] },
+      );
+      plan.said.push("partly paid");
+      reading.take(partial.index, partial.index + partial[0].length);
+      plan.structured.push("filter");
+    }
+    const nothing =
+      /\b(?:with\s+)?(?:nothing|none of it|no money|no payments?)\s+(?:paid|received)(?:\s+yet)?\b/.exec(
+        lower,
+      );
+    if (nothing) {
+      plan.where.push({ field: "paid", op: "eq", value: 0 });
+      plan.said.push("nothing paid yet");
+      reading.take(nothing.index, nothing.index + nothing[0].length);
+      plan.structured.push("filter");
+    }
+  }
+}
+
+/** "without a company", "with no email", "missing a phone", "not in euros", "except USD". */
+export function negations(reading: Reading, plan: QueryPlan): void {
+  for (const [word, field] of EMPTY_FIELDS[plan.resource] ?? []) {
+    const without = new RegExp(
+      `\\b(without|with no|no|missing|lacking|(?:we )?(?:do not|does not|dont|doesnt) know(?: the)?|(?:that )?(?:do not|does not|dont|doesnt) have)\\s+(?:an?\\s+|any\\s+)?${word}s?\\b`,
+    ).exec(reading.lower);
+    const has = new RegExp(`\\b(with|having|that have|who have|has)\\s+(?:an?\\s+)?${word}s?\\b`).exec(
+      reading.lower,
+    );
+    if (without) {
+      plan.where.push({ field, op: "is_null" });
+      plan.said.push(`without ${/^[aeiou]/.test(word) ? "an" : "a"} ${word}`);
+      reading.take(without.index, without.index + without[0].length);
+      plan.structured.push("negation");
+      return;
+    }
+    // Having one is read only of a phone or an email: "with a company", "with a contact" go on to name which.
+    if (has && /\b(?:phone|email)\b/.test(word)) {
+      plan.where.push({ field, op: "not_null" });
+      plan.said.push(`with ${/^[aeiou]/.test(word) ? "an" : "a"} ${word}`);
+      reading.take(has.index, has.index + has[0].length);
+      plan.structured.push("filter");
+    }
+  }
+  const currency = new RegExp(
+    `\\b(not|other than|except|excluding|besides|but not)\\s+(?:in\\s+)?(${CURRENCY_NAMES})\\b|\\bnon[- ]?(${CURRENCY_CODES}|euro|dollar)\\b`,
+  ).exec(reading.lower);
+  if (currency && plan.resource !== "candidates" && plan.resource !== "contacts") {
+    const word = (currency[2] ?? currency[3])!;
+    const code = CURRENCY_WORDS[word] ?? CURRENCY_WORDS[`${word}s`] ?? word.toUpperCase();
+    plan.where.push({ field: "currency", op: "ne", value: code });
+    plan.said.push(`not in ${code}`);
+    reading.take(currency.index, currency.index + currency[0].length);
+    plan.structured.push("negation");
+    return;
+  }
+  const inCurrency = new RegExp(
+    `\\b(?:in|paid in|billed in|priced in)\\s+(${CURRENCY_NAMES})\\b|\\b(${CURRENCY_CODES})\\b|\\b(euros?|dollars?|pounds?)\\b`,
+  ).exec(reading.lower);
+  if (inCurrency && MONEY_FIELD[plan.resource]) {
+    const word = (inCurrency[1] ?? inCurrency[2] ?? inCurrency[3])!;
+    const code = CURRENCY_WORDS[word] ?? CURRENCY_WORDS[`${word}s`] ?? word.toUpperCase();
+    if (!plan.where.some((condition) => condition.field === "currency")) {
+      plan.where.push({ field: "currency", op: "eq", value: code });
+      plan.said.push(`in ${code}`);
+    }
+    reading.take(inCurrency.index, inCurrency.index + inCurrency[0].length);
+  }
+}

@@ -1,0 +1,246 @@
+import { numberOf } from "../calendar.ts";
+import { escapeRegExp } from "../vocabulary.ts";
+import { GROUP_FIELDS } from "./aggregates.ts";
+import type { Amount } from "./amounts.ts";
+import { phrases, type QueryPlan, type Reading } from "./reading.ts";
+import { AGE_FIELD, MONEY_FIELD, OWED, SUPERLATIVES } from "./words.ts";
+
+/**
+ * The order a question asks for, and how many: "the biggest invoice", "top 5 deals", "sort them
+ * by due date", "when did we last hear from", and groups ranked by their total or count ("who
+ * owes us the most"). ranking, latest and sorting say whether they set the order; superlatives
+ * reads only when none of them did (parse.ts).
+ */
+
+/** Words about money: with one, a ranking adds the amounts up rather than counting the records. */
+const MONEY_WORDS =
+  /\b(owe|owes|owed|owing|value|worth|revenue|amount|money|paid|pays|spent|spend|billed|invoiced)\b/;
+
+/**
+ * "who owes us the most", "which client has the most overdue invoices", "which source brings the
+ * fewest candidates": a total or a count per group, the groups ranked.
+ */
+export function ranking(reading: Reading, plan: QueryPlan): boolean {
+  const most =
+    /\b(?:the\s+)?(most|least|fewest|biggest|largest|highest|lowest)\b(?!\s+(?:expensive|valuable|recent|recently)\b)/.exec(
+      reading.lower,
+    );
+  if (!most) return false;
+  const lower = reading.lower;
+  let group: [string, string] | undefined;
+  if (
+    plan.resource === "invoices" &&
+    /\b(who|which|whom|what)\b/.test(lower) &&
+    /\b(owe|owes|owed|owing|pays|paid|spent|spend|billed|invoiced|client|customer|company|debtor|payer)\b/.test(
+      lower,
+    )
+  ) {
+    group = ["client", "client"];
+  }
+  for (const [word, field] of GROUP_FIELDS[plan.resource] ?? []) {
+    if (group) break;
+    const match = new RegExp(`\\b(?:which|what|whose)\\s+(${word})s?\\b`).exec(lower);
+    if (match) {
+      group = [word, field];
+      reading.take(match.index, match.index + match[0].length);
+    }
+  }
+  if (!group) return false;
+  // "which client paid the most" is the intents' top clients; what is owed or counted is this layer's.
+  // "who owes us the most" is their ranked balances too; a count per client ("the most overdue invoices") is not.
+  if (group[1] === "client" && !/\b(invoices|bills)\b/.test(lower)) return false;
+  const client = /\b(client|customer|company|debtor|payer)s?\b/.exec(lower);
+  if (client) reading.take(client.index, client.index + client[0].length);
+  const who = /\bwho\b/.exec(lower);
+  if (who) reading.take(who.index, who.index + who[0].length);
+  reading.take(most.index, most.index + most[0].length);
+  // "the most overdue invoices": counted among the overdue ones.
+  const status = /^\s+(overdue|late|unpaid|open)\b/.exec(lower.slice(most.index + most[0].length));
+  if (status && plan.resource === "invoices") {
+    const values =
+      status[1] === "open" ? ["open"] : status[1] === "unpaid" ? ["open", "overdue"] : ["overdue"];
+    plan.where.push({ field: "status", op: "in", value: values });
+    plan.adjectives.push(status[1]!);
+    const at = most.index + most[0].length + status[0].indexOf(status[1]!);
+    reading.take(at, at + status[1]!.length);
+  }
+  const descending = !/least|fewest|lowest/.test(most[1]!);
+  const owes = /\b(owe|owes|owed|owing)\b/.exec(lower);
+  const moneyField = MONEY_FIELD[plan.resource];
+  if (MONEY_WORDS.test(lower) && moneyField) {
+    const field = plan.resource === "invoices" && owes ? "outstanding" : moneyField;
+    plan.aggregate = { fn: "sum", field };
+    if (owes) {
+      reading.take(owes.index, owes.index + owes[0].length);
+      if (!plan.where.some((condition) => condition.field === "status")) {
+        plan.where.push({ field: "status", op: "in", value: ["open", "overdue"] });
+        plan.adjectives.push("unpaid");
+      }
+    }
+    const spent = MONEY_WORDS.exec(lower)!;
+    reading.take(spent.index, spent.index + spent[0].length);
+  } else {
+    plan.aggregate = { fn: "count" };
+  }
+  const top = /\b(?:top)\s+(\d{1,2}|two|three|four|five|ten)\b/.exec(lower);
+  if (top) reading.take(top.index, top.index + top[0].length);
+  plan.groupBy = group[1];
+  plan.groupSaid = `per ${group[0]}`;
+  plan.rank = { descending, limit: top ? (numberOf(top[1]!) ?? Number(top[1])) : 1, said: most[1]! };
+  plan.structured.push("rank");
+  return true;
+}
+
+/** "sort them by amount", "order by due date": the list in that order. */
+export function sorting(reading: Reading, plan: QueryPlan): boolean {
+  const sort =
+    /\b(?:sort|sorted|order|ordered|rank|ranked|arrange)\s+(?:them\s+|those\s+|these\s+|it\s+|the list\s+)?by\s+(?:the\s+)?([a-z]+(?:\s+date)?)(?:\s+(desc|descending|asc|ascending|first))?/.exec(
+      reading.lower,
+    );
+  if (!sort) return false;
+  const word = sort[1]!;
+  const money = MONEY_FIELD[plan.resource];
+  const field = /^(amount|value|price|size|total|money|biggest|largest)/.test(word)
+    ? money
+    : /^due/.test(word) && plan.resource === "invoices"
+      ? "due_date"
+      : /^(date|age|created|newest|oldest|issue)/.test(word)
+        ? AGE_FIELD[plan.resource]
+        : /^(name|title)/.test(word)
+          ? plan.resource === "deals"
+            ? "title"
+            : plan.resource === "invoices"
+              ? "client"
+              : "name"
+          : undefined;
+  if (!field) return false;
+  const ascending = sort[2]
+    ? /^asc/.test(sort[2])
+    : field === "due_date" || /^(name|title|oldest)/.test(word);
+  reading.take(sort.index, sort.index + sort[0].length);
+  plan.order = { field, descending: !ascending, said: ascending ? `by ${word}` : `by ${word}, largest` };
+  plan.structured.push("order");
+  return true;
+}
+
+/** "when did we last hear from", "the latest email": the newest communication first. */
+export function latest(reading: Reading, plan: QueryPlan): boolean {
+  if (plan.resource !== "communications") return false;
+  if (
+    !/\b(when|last time|last contact|last heard|last hear|last spoke|last spoken|last talked|last reached|last got)\b|\b(hear|heard|spoke|spoken|talked|reach|reached|touch)\b.*\blast\b|\blast\b.*\b(hear|heard|spoke|speak|talked|talk|reach|reached|touch|contact)\b/.test(
+      reading.lower,
+    )
+  )
+    return false;
+  const last =
+    /\b(last|latest|most recent|most recently|recently)\b(?!\s+(?:\d+\s+|few\s+|couple of\s+)?(?:day|week|fortnight|month|quarter|year)s?\b)/.exec(
+      reading.lower,
+    );
+  if (!last) return false;
+  if (reading.analysis.dates.spans.some(([a, b]) => last.index >= a && last.index < b)) return false;
+  reading.take(last.index, last.index + last[0].length);
+  const when = /\bwhen\b/.exec(reading.lower);
+  if (when) reading.take(when.index, when.index + when[0].length);
+  plan.order = { field: "occurred_at", descending: true, said: "most recent" };
+  plan.limit = 1;
+  plan.structured.push("order");
+  return true;
+}
+
+/** A count of records in figures or words: "top 5", "the 3 biggest". */
+const COUNT = String.raw`(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|twenty)`;
+/** Any of the superlatives, as one alternation. */
+const SUPERLATIVE = SUPERLATIVES.map(([phrase]) => escapeRegExp(phrase)).join("|");
+
+/**
+ * "the biggest invoice", "top 5 deals", "the first candidate": an order and how many; "the highest
+ * deal value" is the figure itself (a max or a min).
+ */
+export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[]): void {
+  const found = phrases(reading, SUPERLATIVES);
+  const top =
+    /\b(?:top|bottom|first|last)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b(?!\s+(?:day|week|fortnight|month|quarter|year|hour)s?\b)/.exec(
+      reading.lower,
+    );
+  const counted = new RegExp(String.raw`\b${COUNT}\s+(?:${SUPERLATIVE})\b`).exec(reading.lower);
+  const after = new RegExp(String.raw`\b(?:${SUPERLATIVE})\s+${COUNT}\b`).exec(reading.lower);
+  if (after) reading.take(after.index + after[0].length - after[1]!.length, after.index + after[0].length);
+  const limitText = counted?.[1] ?? top?.[1] ?? after?.[1];
+  const limit = limitText ? (numberOf(limitText) ?? Number(limitText)) : undefined;
+  if (counted) reading.take(counted.index, counted.index + counted[1]!.length);
+  if (top) {
+    reading.take(top.index, top.index + top[0].length);
+    for (const amount of amounts)
+      if (amount.start >= top.index && amount.end <= top.index + top[0].length)
+        amounts.splice(amounts.indexOf(amount), 1);
+  }
+  // "the first candidate", "the first payment this year": the oldest; "the last invoice": the newest.
+  const first =
+    /\b(first|earliest|last|latest|newest|most recent)\s+(?:\w+\s+)?(candidate|applicant|payment|invoice|bill|deal|contact|skill|product)s?\b/.exec(
+      reading.lower,
+    );
+  if (
+    !found[0] &&
+    !top &&
+    first &&
+    !reading.analysis.dates.spans.some(([a, b]) => first.index >= a && first.index < b)
+  ) {
+    const descending = !/^(first|earliest)$/.test(first[1]!);
+    reading.take(first.index, first.index + first[1]!.length);
+    plan.order = { field: AGE_FIELD[plan.resource], descending, said: descending ? "newest" : "first" };
+    plan.limit = 1;
+    plan.structured.push("order");
+    return;
+  }
+  const superlative = found[0];
+  if (!superlative && !top) return;
+  const { by, descending } = superlative?.value ?? {
+    by: "money" as const,
+    descending: !/\bbottom\b/.test(top![0]),
+  };
+  if (superlative) reading.take(superlative.start, superlative.end);
+  let field: string | undefined;
+  if (by === "money") field = MONEY_FIELD[plan.resource];
+  else if (by === "overdue") {
+    field = plan.resource === "invoices" ? "days_overdue" : undefined;
+    if (field) plan.where.push({ field: "status", op: "eq", value: "overdue" });
+  } else field = AGE_FIELD[plan.resource];
+  if (plan.resource === "invoices" && by === "money" && OWED.test(reading.lower)) field = "outstanding";
+  // "the highest deal value", "the smallest invoice amount": a figure, not a record.
+  if (
+    superlative &&
+    by === "money" &&
+    field &&
+    limit === undefined &&
+    /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size)\b(?!\s+(?:product|deal|invoice|payment|item)s?\b)/.test(
+      reading.lower.slice(superlative.end),
+    )
+  ) {
+    plan.aggregate = { fn: descending ? "max" : "min", field };
+    plan.structured.push("aggregate");
+    const noun = /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size)\b/.exec(
+      reading.lower.slice(superlative.end),
+    )!;
+    reading.take(superlative.end, superlative.end + noun[0].length);
+    return;
+  }
+  if (!field) {
+    plan.leftover.push(superlative?.phrase ?? top![0]);
+    return;
+  }
+  const said = superlative?.phrase ?? (descending ? "largest" : "smallest");
+  plan.order = { field, descending, said };
+  plan.limit =
+    limit ??
+    (/\b(?:ones|invoices|deals|payments|candidates|bills|products|contacts)\b/.test(reading.lower) &&
+    !superlative
+      ? 5
+      : 1);
+  if (limit === undefined && superlative) {
+    // "the biggest invoices": a plural noun right after the superlative asks for a few.
+    const next = reading.lower.slice(superlative.end).trim().split(/\s+/)[0] ?? "";
+    if (/^(invoices|bills|deals|payments|candidates|products|contacts|ones|skills)$/.test(next))
+      plan.limit = 5;
+  }
+  plan.structured.push("order");
+}

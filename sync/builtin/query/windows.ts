@@ -1,0 +1,117 @@
+import type { Condition } from "../../tools/query.ts";
+import { addDays, type Period } from "../dates.ts";
+import { findPhrases } from "../vocabulary.ts";
+import type { QueryPlan, Reading } from "./reading.ts";
+import { DATE_FIELD_LABEL, DATE_FIELD_WORDS, DEFAULT_DATE } from "./words.ts";
+
+/**
+ * The window of a question ("last month", "before March", "this year so far") as conditions on
+ * the date its verb names: created, due, paid, closed, hired.
+ */
+
+/** Which date a window is on: the verb beside it, or the resource's usual one. */
+function dateFieldOf(reading: Reading, plan: QueryPlan): string {
+  // The verb may also be a status ("paid this month"): both readings hold, so taken words count.
+  const found = findPhrases(reading.lower, DATE_FIELD_WORDS[plan.resource] ?? []);
+  const stage = [...plan.where, ...reading.context].find((c) => c.field === "stage" || c.field === "status");
+  const values = stage && Array.isArray(stage.value) ? stage.value : [];
+  const [first] = found;
+  if (first) {
+    reading.take(first.start, first.end);
+    return first.value;
+  }
+  // "the ones from last month": when they were made, whatever their status.
+  const [spanStart] = reading.analysis.dates.spans[0] ?? [0];
+  if (/\bfrom\s+(?:the\s+)?$/.test(reading.lower.slice(Math.max(0, spanStart - 10), spanStart)))
+    return DEFAULT_DATE[plan.resource];
+  if (
+    plan.resource === "invoices" &&
+    values.length > 0 &&
+    values.every((v) => v === "overdue" || v === "open")
+  ) {
+    return "due_date";
+  }
+  if (plan.resource === "invoices" && values.length === 1 && values[0] === "paid") return "paid_at";
+  if (plan.resource === "deals" && values.length > 0 && values.every((v) => v === "won" || v === "lost"))
+    return "closed_at";
+  // A win rate over a period is over the deals closed in it.
+  if (plan.resource === "deals" && plan.ratio) return "closed_at";
+  if (plan.resource === "candidates" && values.length === 1 && values[0] === "hired") return "hired_at";
+  if (plan.resource === "candidates" && values.length === 1 && values[0] === "rejected") return "rejected_at";
+  if (plan.resource === "skills" && values.length === 1 && values[0] === "verified") return "verified_at";
+  return DEFAULT_DATE[plan.resource];
+}
+
+/** The conditions of a window on `field`; a day's end on a timestamp is the next day's start. */
+function dateConditions(field: string, from: string | undefined, to: string | undefined): Condition[] {
+  const instant = field.endsWith("_at");
+  const out: Condition[] = [];
+  if (from) out.push({ field, op: "gte", value: from });
+  if (to) out.push(instant ? { field, op: "lt", value: addDays(to, 1) } : { field, op: "lte", value: to });
+  return out;
+}
+
+/** The window of the question, on the date field its verb names; "before March" is a bound, not March. */
+export function windows(reading: Reading, plan: QueryPlan): void {
+  const { dates, today } = reading.analysis;
+  if (dates.spans.length === 0) return;
+  const [spanStart, spanEnd] = dates.spans[0]!;
+  const field = dateFieldOf(reading, plan);
+  const ahead = field === "due_date" || field === "expected_close_date";
+  // A due date or a close date looks ahead: "closing in April" is the coming April, unless said otherwise.
+  const backwards = /\b(last|ago|past|previous|prior|since|so far|to date|ytd)\b/.test(reading.lower);
+  const period: Period | undefined =
+    ahead && !backwards ? (dates.future ?? dates.past) : (dates.past ?? dates.future);
+  if (!period) return;
+  const before = reading.lower.slice(Math.max(0, spanStart - 12), spanStart);
+  const bound = /\b(before|after|earlier than|later than|prior to)\s*$/.exec(before);
+  const phrase = reading.lower.slice(spanStart, spanEnd);
+  let from: string | undefined = period.range.from;
+  let to: string | undefined = period.range.to;
+  let words = period.range.label.replace(/\s*\(.*\)$/, "") || phrase;
+  if (bound) {
+    const after = bound[1] === "after" || bound[1] === "later than";
+    if (after) [from, to] = [addDays(period.range.to, 1), undefined];
+    else [from, to] = [undefined, addDays(period.range.from, -1)];
+    words = `${after ? "after" : "before"} ${phrase.replace(/^(in|on|of)\s+/, "")}`;
+    reading.take(spanStart - (before.length - bound.index), spanEnd);
+  } else if (/^(before|until|by)\b/.test(phrase) && !/\b(this|next|last)\b/.test(phrase)) {
+    // "before March 1": up to the day before.
+    from = undefined;
+  }
+  if (/\bso far\b|\bto date\b/.test(reading.lower) && to && to > today) {
+    to = today;
+    const far = /\b(so far|to date)\b/.exec(reading.lower)!;
+    reading.take(far.index, far.index + far[0].length);
+    words = `${words} so far`;
+  }
+  for (const [start, end] of dates.spans) reading.take(start, end);
+  plan.where.push(...dateConditions(field, from, to));
+  const label =
+    plan.resource === "candidates" && field === "created_at"
+      ? "who applied"
+      : (DATE_FIELD_LABEL[field] ?? field);
+  plan.said.push(`${label} ${words}`.replace(/^on in /, "in ").replace(/^on on /, "on "));
+  // The intents read a window right on money received, on closed deals and on conversations.
+  const intentsRead =
+    (plan.resource === "payments" &&
+      /\b(receiv|came in|come in|revenue|income|collect|earn|paid|made|brought|due|upcoming)/.test(
+        reading.lower,
+      )) ||
+    plan.resource === "communications" ||
+    field === "closed_at" ||
+    field === "verified_at" ||
+    (field === "due_date" && period.range.to > today && !bound);
+  if (!intentsRead) plan.structured.push("window");
+  const stated = plan.where.some((c) => c.field === "status" || c.field === "stage");
+  // What is due is what is still to be paid; what is expected to close is still in the pipeline.
+  if (field === "due_date" && !stated) {
+    const future = (from ?? today) >= today;
+    plan.where.push({ field: "status", op: "in", value: future ? ["open"] : ["open", "overdue"] });
+    plan.adjectives.push(future ? "open" : "unpaid");
+  }
+  if (field === "expected_close_date" && !stated) {
+    plan.where.push({ field: "stage", op: "in", value: ["lead", "qualified", "proposal"] });
+    plan.adjectives.push("open");
+  }
+}
