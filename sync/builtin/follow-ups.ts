@@ -2,6 +2,7 @@ import type { CountResult, ListResult, SumResult } from "../tools/records.ts";
 import type { Filters, ResourceName } from "../tools/resources.ts";
 import { bullets, lineFor, plural, totalsText } from "./answers.ts";
 import { slotsOf } from "./analysis.ts";
+import { calendar, range } from "./calendar.ts";
 import type { PlanContext } from "./context.ts";
 import { classify } from "./intents.ts";
 import { recordAnswer } from "./handlers/records.ts";
@@ -131,9 +132,23 @@ async function pick(ctx: PlanContext, list: ListMemory): Promise<Answer | null> 
 }
 
 /** Re-asks the last question with what this message changes ("what about last month?"). */
+/**
+ * "and the month before?": the calendar period before the one the last answer was about (not before
+ * today, as "last month" is).
+ */
+function periodBefore(kept: Slots, lower: string): Slots["past"] {
+  const before = /\b(?:the\s+)?(week|month|quarter|year)\s+before\b/.exec(lower);
+  if (!before || !kept.past) return undefined;
+  const unit = before[1]!;
+  const shifted = calendar("last", unit, kept.past.range.from);
+  return { range: range(shifted.range.from, shifted.range.to, `the ${unit} before`) };
+}
+
 export function mergedSlots(memory: Memory, analysis: PlanContext["analysis"]): Slots {
   const fresh = slotsOf(analysis);
   const kept = memory.slots;
+  const earlier = fresh.past ? undefined : periodBefore(kept, analysis.norm.lower);
+  if (earlier) fresh.past = earlier;
   const pickList = <T>(now: T[], before: T[]) => (now.length > 0 ? now : before);
   return {
     ...kept,

@@ -299,6 +299,28 @@ export async function answerQuery(
     result.mode === "records"
       ? listReply(merged, result, what, ctx.turn.today)
       : aggregateReply(merged, result, what);
+  // A list of unpaid invoices says what they still owe, per currency ("just Kestrel" after "who owes us").
+  const unpaid = where.find((c) => c.field === "status" && Array.isArray(c.value));
+  if (
+    result.mode === "records" &&
+    result.total > 0 &&
+    plan.resource === "invoices" &&
+    // The top N of them are not all of them: their total would read as the N's.
+    !(plan.order && plan.limit !== undefined) &&
+    unpaid &&
+    (unpaid.value as string[]).every((status) => status === "open" || status === "overdue")
+  ) {
+    const owed = await ctx.read<QueryResult>("query_records", {
+      resource: "invoices",
+      where,
+      aggregate: { fn: "sum", field: "outstanding" },
+    });
+    if (owed.mode === "aggregate" && owed.values.length > 0) {
+      const amounts = owed.values.map((value) => `**${money(value.value ?? "0", value.currency ?? "")}**`);
+      const [first, ...rest] = reply.split("\n");
+      reply = [`${first} — ${amounts.join(" and ")} still owed`, ...rest].join("\n");
+    }
+  }
   // A figure about a named record ("how much did the Meridian deal close for") shows the record too.
   if (
     named.length > 0 &&

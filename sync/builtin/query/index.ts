@@ -126,6 +126,9 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
   const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list) ?? []) : []);
   if (!plan) return null;
   const lower = ctx.analysis.norm.lower;
+  // "and the month before?": the intents ask their last question again over the period before.
+  if (/\b(?:week|month|quarter|year)\s+before\b/.test(lower) && ctx.memory && ctx.memory.intent !== "query")
+    return null;
   const refines =
     list !== undefined &&
     list.resource === plan.resource &&

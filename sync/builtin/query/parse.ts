@@ -197,6 +197,15 @@ function resourceOf(
       if (found.value !== "communications") reading.other.push(found.phrase);
     return { resource: "communications", named: true };
   }
+  // "emails sent or received last month": a channel sent or received stands for conversations.
+  if (
+    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts)\s+(?:we\s+)?(?:sent|received|logged)\b/.test(
+      reading.lower,
+    ) &&
+    phrases(reading, RESOURCE_WORDS).length === 0
+  ) {
+    return { resource: "communications", named: true };
+  }
   const named = phrases(reading, RESOURCE_WORDS);
   const kinds = [...new Set(named.map((found) => found.value))];
   for (const found of named) if (found.value === kinds[0]) reading.take(found.start, found.end);

@@ -98,7 +98,8 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       /\b(receiv|came in|come in|revenue|income|collect|earn|paid|made|brought|due|upcoming)/.test(
         reading.lower,
       )) ||
-    plan.resource === "communications" ||
+    // The intents read a window on conversations, unless a channel is named ("emails sent last month").
+    (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
     field === "closed_at" ||
     field === "verified_at" ||
     (field === "due_date" && period.range.to > today && !bound);

@@ -308,19 +308,16 @@ export const DATE_FIELD_WORDS: Partial<Record<ResourceName, ReadonlyArray<[strin
     ["verified", "verified_at"],
     ["added", "created_at"],
   ],
-  communications: [["sent", "occurred_at"]],
+  communications: [
+    ["sent or received", "occurred_at"],
+    ["sent", "occurred_at"],
+    ["received", "occurred_at"],
+    ["logged", "occurred_at"],
+  ],
 };
 
-export const DEFAULT_DATE: Record<ResourceName, string> = {
-  invoices: "issued_at",
-  payments: "received_at",
-  deals: "created_at",
-  contacts: "created_at",
-  candidates: "created_at",
-  skills: "created_at",
-  products: "created_at",
-  communications: "occurred_at",
-};
+/** The date a window is on when no verb names one: a record's own date, the one "the oldest" orders by. */
+export const DEFAULT_DATE = AGE_FIELD;
 
 /** How a reply names a date field: "issued", "due", "received"… */
 export const DATE_FIELD_LABEL: Record<string, string> = {
@@ -334,7 +331,7 @@ export const DATE_FIELD_LABEL: Record<string, string> = {
   hired_at: "hired",
   rejected_at: "rejected",
   verified_at: "verified",
-  occurred_at: "on",
+  occurred_at: "from",
 };
 
 /** Words that turn the value after them around: "not verified", "never paid", "no company". */
