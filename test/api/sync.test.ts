@@ -65,6 +65,7 @@ describe.each(workerStoreKinds())("SYNC API on $name", (kind) => {
       planner: "builtin",
       model: null,
       actions: [],
+      understood: true,
     });
     expect(res.body.id).toMatch(/^sint_/);
     expect(res.body.conversation_id).toMatch(/^conv_/);
@@ -78,6 +79,16 @@ describe.each(workerStoreKinds())("SYNC API on $name", (kind) => {
         { object: "invoice", id: invoices[1]!.id },
       ]),
     );
+  });
+
+  it("says when it did not understand: completed, understood false, and so when read back", async () => {
+    const res = await chat(org.key, { message: "deals over 5k with a purple flag" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: "completed", understood: false, actions: [] });
+    expect(res.body.reply).toContain("“purple flag”");
+    const read = await t.request("GET", `/v1/sync/interactions/${res.body.id}`, { key: org.key });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ id: res.body.id, understood: false });
   });
 
   it("proposes a write, runs it only on approval, once, and emits its events to a webhook", async () => {

@@ -196,9 +196,7 @@ function aggregateReply(
   }
   if (plan.groupBy) {
     if (result.values.length === 0) return `${header}, ${plan.groupSaid}: there are none.`;
-    const lines = result.values.map(
-      (value) => `${value.key ?? "(none)"}${value.currency ? "" : ""}: ${valueText(result, value)}`,
-    );
+    const lines = result.values.map((value) => `${value.key ?? "(none)"}: ${valueText(result, value)}`);
     return `${header}, ${plan.groupSaid}:\n${bullets(lines, lines.length, 24)}`;
   }
   if (result.values.length === 0) {
