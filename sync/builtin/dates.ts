@@ -179,6 +179,11 @@ const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
         ? { range: range(`${m[2]}-01-01`, today, `since ${m[2]}`) }
         : { range: range(`${m[2]}-01-01`, `${m[2]}-12-31`, `in ${m[2]}`) },
   ],
+  // A year said alone ("monthly revenue 2026", "2025 deals"): not an amount ("over 2026", "2026 eur").
+  [
+    /(?<![$€£¥\d.,]\s?)(?<!\b(?:over|under|above|below|than|least|most|of|to|and|between|top|no|number|#)\s)\b(20\d{2})\b(?!\s*(?:k\b|eur|usd|gbp|chf|euros?|dollars?|\$|€|£|%|,\d|\.\d))/g,
+    (m) => ({ range: range(`${m[1]}-01-01`, `${m[1]}-12-31`, `in ${m[1]}`) }),
+  ],
 ];
 
 /** The period a message names, read as a question about the past and about the future. */

@@ -42,6 +42,25 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/\b(\w+)['’]ll\b/gi, "$1 will"],
   [/\b(i|you|we|they|he|she|it)['’]d\b/gi, "$1 would"],
   [/\bi['’]m\b/gi, "i am"],
+  // The apostrophe left out: "arent", "didnt", "dont" (not "wont": a word of its own too).
+  [/\b(are|is|was|were|do|does|did|have|has|had|could|should|would)nt\b/gi, "$1 not"],
+  [/\bcant\b/gi, "cannot"],
+  // Owners' shorthand for amounts: "median payment amt", "a grand", "a million".
+  [/\bamts?\b/gi, "amount"],
+  [/\b(?:a|one) (?:grand|thousand)\b(?!\s+total)/gi, "1000"],
+  [/\bhalf a million\b/gi, "500000"],
+  [/\b(?:a|one) million\b/gi, "1000000"],
+  // "the 1st of april" → "april 1"; "since the start of the month" → "this month so far".
+  [
+    /\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/gi,
+    "$2 $1",
+  ],
+  [
+    /\b(?:since|from)\s+the\s+(?:start|beginning)\s+of\s+(?:the\s+|this\s+)?(month|quarter|year)\b/gi,
+    "this $1 so far",
+  ],
+  // The apostrophe left out: "whats the average", "whos next".
+  [/\b(what|who|where|how|that)s\b(?=\s)/gi, "$1 is"],
   // Owners' abbreviations of time words: "last mnth", "this qtr", "2 wks".
   [/\b(?:mnth|mth)(s?)\b/gi, "month$1"],
   [/\bwk(s?)\b/gi, "week$1"],

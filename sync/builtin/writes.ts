@@ -207,6 +207,8 @@ export function detectWrite(analysis: Analysis): WriteKind | undefined {
   // "void invoices", "cancelled ones": a kind of invoice asked about, not an order.
   const kindOf = /^\w+\s+(?:invoices|bills|ones)\b/.test(command) && entities.invoiceRefs.length === 0;
   if (VOID.has(verb) && kindOf) return undefined;
+  // "hire rate", "close ratio": a figure asked about, not an order.
+  if (/^\w+\s+(?:rate|ratio)\b/.test(command)) return undefined;
   if (
     verb === "add" &&
     /^add(?:s|ed)?\s+(?:them\s+|it\s+|those\s+|these\s+|everything\s+)?up\b/.test(command)

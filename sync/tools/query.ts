@@ -24,7 +24,7 @@ import type { ReadTool, ToolContext } from "./types.ts";
  * or averaged across currencies: a money aggregate answers one value per currency.
  */
 
-type FieldKind = "money" | "number" | "date" | "instant" | "text" | "enum" | "boolean" | "id";
+type FieldKind = "money" | "number" | "date" | "instant" | "text" | "enum" | "boolean" | "id" | "tags";
 
 interface Field {
   kind: FieldKind;
@@ -48,6 +48,17 @@ const instant = (sql: string, description?: string): Field => ({
 const choice = (sql: string, values: readonly string[]): Field => ({ kind: "enum", sql, values });
 const id = (sql: string): Field => ({ kind: "id", sql });
 
+/** The name of a record's contact, in the same organization (null without one). */
+const CONTACT_NAME = (table: string): Field =>
+  text(`(SELECT c.name FROM contacts c WHERE c.id = ${table}.contact_id AND c.org_id = ${table}.org_id)`);
+
+/** How many records of `table` point at this one through `key` (and meet `where`), in the same organization. */
+const RELATED_COUNT = (table: string, key: string, own: string, description: string, where = ""): Field => ({
+  kind: "number",
+  sql: `(SELECT count(*)::int FROM ${table} r WHERE r.${key} = ${own}.id AND r.org_id = ${own}.org_id${where ? ` AND ${where}` : ""})`,
+  description,
+});
+
 /** The status a caller sees: an open invoice past its due date is overdue (engines/finance/invoices.ts). */
 const INVOICE_STATUS =
   "(CASE WHEN status = 'open' AND due_date < $TODAY::date THEN 'overdue' ELSE status END)";
@@ -62,7 +73,11 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
     status: choice(INVOICE_STATUS, ["draft", "open", "overdue", "paid", "void"]),
     currency: text("trim(currency)"),
     amount: money("amount", "the invoice's total"),
-    outstanding: money("(amount - amount_paid)", "what is still owed"),
+    // A draft or a void invoice owes nothing: only an issued one (open, or overdue) is owed.
+    outstanding: money(
+      "(CASE WHEN status = 'open' THEN amount - amount_paid ELSE 0 END)",
+      "what is still owed (0 unless open or overdue)",
+    ),
     paid: money("amount_paid", "what has been paid of it"),
     due_date: { kind: "date", sql: "due_date" },
     days_overdue: {
@@ -72,6 +87,12 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
     },
     issued_at: instant("issued_at", "when it was issued (drafts have none)"),
     paid_at: instant("paid_at"),
+    payments: RELATED_COUNT(
+      "payments",
+      "invoice_id",
+      "invoices",
+      "how many payments were recorded against it",
+    ),
     paid_late: {
       kind: "boolean",
       sql: "(paid_at IS NOT NULL AND (paid_at AT TIME ZONE 'UTC')::date > due_date)",
@@ -82,6 +103,9 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
   payments: {
     id: id("id"),
     invoice_id: id("invoice_id"),
+    client: text(
+      "(SELECT i.client FROM invoices i WHERE i.id = payments.invoice_id AND i.org_id = payments.org_id)",
+    ),
     amount: money("amount"),
     currency: text("trim(currency)"),
     method: text("method"),
@@ -104,12 +128,26 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
     phone: text("phone"),
     company: text("company"),
     lifecycle_stage: choice("lifecycle_stage", ["lead", "prospect", "customer", "churned"]),
+    tags: {
+      kind: "tags",
+      sql: "tags",
+      description: "its tags: eq/contains a tag, ne, in, not_in; is_null when none",
+    },
+    communications: RELATED_COUNT(
+      "communications",
+      "contact_id",
+      "contacts",
+      "how many conversations with them",
+    ),
+    deals: RELATED_COUNT("deals", "contact_id", "contacts", "how many deals they are the contact of"),
+    invoices: RELATED_COUNT("invoices", "contact_id", "contacts", "how many invoices are billed to them"),
     created_at: instant("created_at"),
   },
   deals: {
     id: id("id"),
     title: text("title"),
     contact_id: id("contact_id"),
+    contact: CONTACT_NAME("deals"),
     value: money("value"),
     currency: text("trim(currency)"),
     stage: choice("stage", ["lead", "qualified", "proposal", "won", "lost"]),
@@ -120,6 +158,7 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
   communications: {
     id: id("id"),
     contact_id: id("contact_id"),
+    contact: CONTACT_NAME("communications"),
     deal_id: id("deal_id"),
     channel: choice("channel", ["email", "call", "sms", "meeting"]),
     direction: choice("direction", ["inbound", "outbound"]),
@@ -131,12 +170,21 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
     id: id("id"),
     name: text("name"),
     email: text("email"),
+    phone: text("phone"),
     position: text("position"),
     source: text("source"),
     status: choice("status", ["applied", "screening", "interview", "offer", "hired", "rejected"]),
     created_at: instant("created_at", "when they applied"),
     hired_at: instant("hired_at"),
     rejected_at: instant("rejected_at"),
+    skills: RELATED_COUNT("skills", "candidate_id", "candidates", "how many skills they list"),
+    verified_skills: RELATED_COUNT(
+      "skills",
+      "candidate_id",
+      "candidates",
+      "how many of their skills are verified",
+      "r.status = 'verified'",
+    ),
   },
   skills: {
     id: id("id"),
@@ -159,6 +207,7 @@ export const CONDITION_OPS = [
   "in",
   "not_in",
   "contains",
+  "not_contains",
   "is_null",
   "not_null",
 ] as const;
@@ -263,6 +312,7 @@ const SQL_TYPE: Record<FieldKind, string> = {
   text: "text",
   enum: "text",
   id: "text",
+  tags: "text",
 };
 
 /**
@@ -341,6 +391,7 @@ export function conditionSql(
       throw new AppError("validation_failed", `${condition.op} on ${condition.field} needs a value`);
     return value;
   };
+  if (field.kind === "tags") return tagsSql(column, condition, where, needs);
   switch (condition.op) {
     case "is_null":
       return textual ? `(${column} IS NULL OR ${column} = '')` : `${column} IS NULL`;
@@ -350,6 +401,14 @@ export function conditionSql(
       if (!textual)
         throw new AppError("validation_failed", `contains compares text, and ${condition.field} is not text`);
       return `${column} ILIKE ${where.bind(`%${String(needs()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`;
+    case "not_contains":
+      if (!textual)
+        throw new AppError(
+          "validation_failed",
+          `not_contains compares text, and ${condition.field} is not text`,
+        );
+      // Records without the value do not contain it.
+      return `(${column} IS NULL OR ${column} NOT ILIKE ${where.bind(`%${String(needs()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`)})`;
     case "in":
     case "not_in": {
       const raw = needs();
@@ -380,6 +439,33 @@ export function conditionSql(
       const sql = `${lhs} ${SQL_OPS[condition.op]!} ${rhs}`;
       return condition.op === "ne" ? `(${column} IS NULL OR ${sql})` : sql;
     }
+  }
+}
+
+/** A condition on a list of tags, compared case-insensitively: has the tag, lacks it, has none. */
+function tagsSql(column: string, condition: Condition, where: SqlWhere, needs: () => unknown): string {
+  const has = (values: unknown) => {
+    const list = (Array.isArray(values) ? values : [values]).map((one) => String(one).toLowerCase());
+    return `EXISTS (SELECT 1 FROM unnest(${column}) AS tag WHERE lower(tag) = ANY(${where.bind(list)}::text[]))`;
+  };
+  switch (condition.op) {
+    case "is_null":
+      return `cardinality(${column}) = 0`;
+    case "not_null":
+      return `cardinality(${column}) > 0`;
+    case "eq":
+    case "contains":
+    case "in":
+      return has(needs());
+    case "ne":
+    case "not_in":
+    case "not_contains":
+      return `NOT ${has(needs())}`;
+    default:
+      throw new AppError(
+        "validation_failed",
+        `${condition.field} is a list of tags: compare it with eq, ne, in or not_in`,
+      );
   }
 }
 

@@ -37,7 +37,15 @@ const CASES: Case[] = [
  * The share each category must answer right: what the planner answers today (issue 34 targets 95 %
  * on unseen phrasings), so that no change makes it worse unnoticed. Raise them as it improves.
  */
-const RIGHT_FLOORS: Record<Category, number> = { 1: 0.8, 2: 0.85, 3: 0.65, 4: 0.9, 5: 0.8, 6: 0.9, 7: 0.95 };
+const RIGHT_FLOORS: Record<Category, number> = {
+  1: 0.98,
+  2: 0.98,
+  3: 0.98,
+  4: 0.98,
+  5: 0.98,
+  6: 0.95,
+  7: 0.98,
+};
 
 let h: Harness;
 const graded: Graded[] = [];
@@ -80,6 +88,12 @@ beforeAll(async () => {
   }
   tallies = tally(graded.filter((g) => !g.truthError));
   console.log(`\n## SYNC phrasing exam: ${CASES.length} cases\n\n${formatTally(tallies)}`);
+  // SYNC_PHRASINGS_SHOW=honest lists the cases answered honestly (what to teach the planner next).
+  if (process.env.SYNC_PHRASINGS_SHOW === "honest") {
+    for (const g of graded.filter((g) => g.verdict === "honest")) {
+      console.log(`${g.case.category} ${JSON.stringify(g.case.messages)}\n   ${g.reply.split("\n")[0]}`);
+    }
+  }
 }, 900_000);
 
 afterAll(async () => {

@@ -323,6 +323,56 @@ describe.each(storeKinds())("SYNC tools on $name", (kind) => {
       expect(written.total).toBe(expected.length);
     });
 
+    it("counts the records that point at a record, in its own organization only, and names a record's contact", async () => {
+      // Another organization's conversation with an id-less twin would count if the org were not checked.
+      const silent = await rows<{ id: string }>(
+        `SELECT id FROM contacts c WHERE org_id = $1
+           AND NOT EXISTS (SELECT 1 FROM communications m WHERE m.org_id = c.org_id AND m.contact_id = c.id) ORDER BY id`,
+      );
+      expect(silent.length).toBeGreaterThan(0);
+      const never = await query({
+        resource: "contacts",
+        where: [{ field: "communications", op: "eq", value: 0 }],
+        order_by: "id",
+        limit: 50,
+      });
+      expect(silent.length).toBeLessThanOrEqual(50);
+      expect(ids(never.records).sort()).toEqual(ids(silent).sort());
+      const [most] = await rows<{ id: string; n: number }>(
+        `SELECT c.id, count(s.id)::int AS n FROM candidates c LEFT JOIN skills s
+           ON s.org_id = c.org_id AND s.candidate_id = c.id AND s.status = 'verified'
+           WHERE c.org_id = $1 GROUP BY c.id ORDER BY n DESC, c.id DESC LIMIT 1`,
+      );
+      const top = await query({ resource: "candidates", order_by: "-verified_skills", limit: 1 });
+      expect(top.records[0]!.id).toBe(most!.id);
+      // Conversations per contact: the groups are the contacts' names, each counted once.
+      const perContact = await rows<{ name: string; n: number }>(
+        `SELECT c.name, count(*)::int AS n FROM communications m JOIN contacts c ON c.org_id = m.org_id AND c.id = m.contact_id
+           WHERE m.org_id = $1 GROUP BY c.name ORDER BY c.name`,
+      );
+      const grouped = await query({
+        resource: "communications",
+        where: [{ field: "contact_id", op: "not_null" }],
+        aggregate: { fn: "count" },
+        group_by: "contact",
+      });
+      expect(grouped.values.map((v) => [v.key, Number(v.value)])).toEqual(
+        perContact.map((r) => [r.name, r.n]),
+      );
+    });
+
+    it("says a draft or a void invoice owes nothing", async () => {
+      const owing = await query({
+        resource: "invoices",
+        where: [
+          { field: "status", op: "in", value: ["draft", "void"] },
+          { field: "outstanding", op: "gt", value: 0 },
+        ],
+        aggregate: { fn: "count" },
+      });
+      expect(owing.total).toBe(0);
+    });
+
     it("keeps the deals between two values, both ends included", async () => {
       const values = await rows<{ value: string }>(
         "SELECT value::text FROM deals WHERE org_id = $1 ORDER BY deals.value, id",

@@ -1,5 +1,6 @@
 import type { ResourceName } from "../../tools/resources.ts";
 import { phrases, type QueryPlan, type Reading } from "./reading.ts";
+import { namedDateField } from "./windows.ts";
 import {
   AGGREGATE_WORDS,
   DEFAULT_DATE,
@@ -18,7 +19,7 @@ import {
 
 /** Words that ask for money received. */
 const REVENUE =
-  /\b(revenue|income|takings|turnover|sales|collected|collect|earned|brought in|how much|total)\b/;
+  /\b(revenue|income|takings|turnover|sales|collected|collect|collections|earned|brought in|how much|total)\b/;
 
 /** "the average deal", "total unpaid", "win rate": the aggregate or the ratio asked for, on the field it is over. */
 export function aggregates(reading: Reading, plan: QueryPlan): void {
@@ -36,6 +37,12 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
         reading.lower.trim(),
       );
     if (!plain) plan.structured.push("ratio");
+    // "how often do clients pay late", "paid after the due date": the share paid late (answer.ts).
+    const late =
+      /\b(?:(?:were|was|get|got|are|is)\s+)?(?:paid|pay|pays|paying)\s+(?:late|after (?:the|their|its) due dates?|past (?:the|their|its) due dates?)\b/.exec(
+        reading.lower,
+      );
+    if (plan.resource === "invoices" && late) reading.take(late.index, late.index + late[0].length);
   }
   const words = phrases(reading, AGGREGATE_WORDS);
   const fns = new Set<AggregateWord>();
@@ -101,6 +108,8 @@ export const GROUP_FIELDS: Partial<Record<ResourceName, ReadonlyArray<[string, s
   communications: [
     ["channel", "channel"],
     ["direction", "direction"],
+    ["contact", "contact"],
+    ["person", "contact"],
   ],
 };
 
@@ -109,7 +118,8 @@ export function groups(reading: Reading, plan: QueryPlan): void {
   const period = phrases(reading, PERIOD_GROUPS)[0];
   if (period) {
     reading.take(period.start, period.end);
-    plan.groupBy = `${period.value}:${DEFAULT_DATE[plan.resource]}`;
+    // "invoices issued per month", "deals closed each quarter": the date the verb names.
+    plan.groupBy = `${period.value}:${namedDateField(reading, plan) ?? DEFAULT_DATE[plan.resource]}`;
     plan.groupSaid = `per ${period.value}`;
     plan.structured.push("group");
     return;

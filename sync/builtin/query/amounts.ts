@@ -10,7 +10,8 @@ import { COMPARATORS, CURRENCY_NAMES, MONEY_FIELD, OWED, type Comparison } from 
  */
 
 const SYMBOL_CURRENCY: Record<string, string> = { $: "USD", "€": "EUR", "£": "GBP", "¥": "JPY" };
-const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,4}))?\s?(k|m|thousand|grand|million)?\b`;
+// Thousands are grouped with commas or spaces ("10,000", "10 000").
+const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+(?![\d.,])|\d+)(?:\.(\d{1,4}))?\s?(k|m|thousand|grand|million)?\b`;
 const AMOUNT = new RegExp(
   String.raw`(?<![\w.])([$€£¥])?\s?${NUMBER}\s?(?:(${CURRENCY_NAMES})\b|([$€£¥]))?`,
   "gi",
@@ -37,7 +38,7 @@ export function amountsIn(lower: string, dateSpans: readonly Span[]): Amount[] {
     if (/^\d{4}-/.test(lower.slice(start))) continue;
     const scale =
       { k: 1e3, thousand: 1e3, grand: 1e3, m: 1e6, million: 1e6 }[multiplier?.toLowerCase() ?? ""] ?? 1;
-    const value = Number(`${whole!.replace(/,/g, "")}.${fraction ?? "0"}`) * scale;
+    const value = Number(`${whole!.replace(/[, ]/g, "")}.${fraction ?? "0"}`) * scale;
     const code = before ?? after;
     const currency = code
       ? SYMBOL_CURRENCY[code]
@@ -54,6 +55,14 @@ export function amountsIn(lower: string, dateSpans: readonly Span[]): Amount[] {
 function moneySaid(value: number, currency: string | undefined): string {
   return currency ? money(String(value), currency) : money(String(value), "").trim();
 }
+
+/** The comparisons, longest first: "not over" is not "over", "at or under" is not "under". */
+const LONGEST_FIRST = [...COMPARATORS].sort((a, b) => b[0].length - a[0].length);
+
+/** Comparisons said after the number: "10k or more", "2,500 and under". */
+const SUFFIXES = new Set(
+  COMPARATORS.map(([phrase]) => phrase).filter((phrase) => /^(?:or|and|plus)\b/.test(phrase)),
+);
 
 const COMPARISON_WORDS: Record<Comparison, string> = {
   gt: "over",
@@ -74,7 +83,10 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
     if (used.has(amount) || reading.taken.some(([a, b]) => amount.start >= a && amount.end <= b)) continue;
     const before = lower.slice(0, amount.start);
     const next = amounts[i + 1];
-    if (between.test(before) && next && /^\s*(?:and|to|-)\s*$/.test(lower.slice(amount.end, next.start))) {
+    // "between 5k and 10k", "from 1,000 to 5,000", "in the 5k-10k range".
+    const joined = next && /^\s*(?:and|to|-|–)\s*$/.test(lower.slice(amount.end, next.start));
+    const dashed = next && /^\s*(?:-|–|to)\s*$/.test(lower.slice(amount.end, next.start)) && !amount.unit;
+    if (next && ((between.test(before) && joined) || dashed)) {
       if (!moneyField) continue;
       const currency = amount.currency ?? next.currency;
       const [low, high] = [amount.value, next.value].sort((a, b) => a - b) as [number, number];
@@ -86,7 +98,9 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
       if (currency) {
         plan.where.push({ field: "currency", op: "eq", value: currency });
       }
-      const start = amount.start - (before.length - (between.exec(before)?.index ?? before.length));
+      const start = between.test(before)
+        ? amount.start - (before.length - (between.exec(before)?.index ?? before.length))
+        : amount.start;
       reading.take(start, next.end);
       used.add(amount).add(next);
       plan.structured.push("comparison");
@@ -95,12 +109,12 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
     let op: Comparison | undefined;
     let start = amount.start;
     let end = amount.end;
-    for (const [phrase, comparison] of COMPARATORS) {
+    for (const [phrase, comparison] of LONGEST_FIRST) {
       const prefix = new RegExp(
         `(?:^|[^\\p{L}])${escapeRegExp(phrase)}\\s*(?:of\\s+|than\\s+)?(?:about\\s+|around\\s+)?$`,
         "u",
       ).exec(before);
-      if (prefix && !["or more", "and up", "plus", "or less", "or under"].includes(phrase)) {
+      if (prefix && !SUFFIXES.has(phrase)) {
         op = comparison;
         start =
           prefix.index +
@@ -111,7 +125,7 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
       const suffix = new RegExp(`^\\s*\\+?\\s*${escapeRegExp(phrase)}(?![\\p{L}])`, "u").exec(
         lower.slice(amount.end),
       );
-      if (suffix && ["or more", "and up", "plus", "or less", "or under", "+"].includes(phrase)) {
+      if (suffix && (SUFFIXES.has(phrase) || phrase === "+")) {
         op = comparison;
         end = amount.end + suffix[0].length;
         break;

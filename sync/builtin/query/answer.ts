@@ -5,6 +5,7 @@ import { bullets, itemsOf, lineFor, plural, str } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
 import type { Answer, Memory } from "../types.ts";
 import type { QueryPlan } from "./parse.ts";
+import { STATUS_TABLES } from "./filters.ts";
 import { MONEY_FIELD, RESOURCE_NOUNS } from "./words.ts";
 
 /**
@@ -22,7 +23,7 @@ const NAME_TARGETS: Record<ResourceName, { own?: string[]; contact?: string; can
   invoices: { own: ["client"], contact: "contact_id" },
   deals: { own: ["title"], contact: "contact_id" },
   communications: { own: ["subject"], contact: "contact_id" },
-  payments: {},
+  payments: { own: ["client"] },
   contacts: { own: ["name", "company"] },
   candidates: { own: ["name", "position", "source"] },
   skills: { own: ["name"], candidate: "candidate_id" },
@@ -226,16 +227,25 @@ function listReply(
   return `${capitalized(what)}${order}: **${result.total}**\n${bullets(lines, result.total)}`;
 }
 
+/** A name's condition turned around: not containing it, not one of its records. */
+function negated(condition: Condition): Condition {
+  const op = { contains: "not_contains", in: "not_in", eq: "ne" }[condition.op as "contains" | "in" | "eq"];
+  if (!op) throw new Error(`a name's condition is contains, in or eq, not ${condition.op}`);
+  return { ...condition, op: op as Condition["op"] };
+}
+
 export interface QueryAnswerOptions {
   /** Conditions and words kept from the list before, for a follow-up that refines it. */
   base?: { where: Condition[]; said: string[]; adjectives: string[] };
+  /** Answer only when every name is found; otherwise null (the intents read the words). */
+  onlyIfFound?: boolean;
 }
 
 export async function answerQuery(
   ctx: PlanContext,
   plan: QueryPlan,
   options: QueryAnswerOptions = {},
-): Promise<Answer> {
+): Promise<Answer | null> {
   const where = [...(options.base?.where ?? []), ...plan.where];
   const merged: QueryPlan = {
     ...plan,
@@ -249,11 +259,16 @@ export async function answerQuery(
   for (const run of plan.names) {
     const resolved = await resolveName(ctx, plan.resource, run.text);
     if (resolved === "too many") broad.push(run.text);
-    else if (resolved) {
+    else if (resolved && run.negated) {
+      // "excluding Kestrel": none of the records the name stands for.
+      where.push(...resolved.conditions.map(negated));
+      named.push(`not ${resolved.said}`);
+    } else if (resolved) {
       where.push(...resolved.conditions);
       named.push(resolved.said);
     } else unknown.push(run.text);
   }
+  if (options.onlyIfFound && (unknown.length > 0 || broad.length > 0)) return null;
   if (plan.leftover.length > 0 || unknown.length > 0 || broad.length > 0) {
     return notUnderstood(merged, plan.leftover, unknown, broad);
   }
@@ -381,12 +396,12 @@ function ratioOf(
     return { base: [], matched: plan.ratio!.where, said, of: `share ${said}` };
   }
   const lower = `${said} ${plan.said.join(" ")} ${plan.adjectives.join(" ")} ${message}`;
-  if (plan.resource === "deals") {
-    const stages = plan.where.filter((condition) => condition.field === "stage");
-    const named = stages.flatMap((condition) =>
-      Array.isArray(condition.value) ? condition.value : [String(condition.value)],
-    );
-    if (named.some((stage) => stage !== "won" && stage !== "lost")) return undefined;
+  const stages = plan.where.filter((condition) => condition.field === "stage");
+  const named = stages.flatMap((condition) =>
+    Array.isArray(condition.value) ? condition.value : [String(condition.value)],
+  );
+  // A win or loss rate is among closed deals; "what % of deals are still open" is a share of them all (below).
+  if (plan.resource === "deals" && named.every((stage) => stage === "won" || stage === "lost")) {
     const wanted =
       /\b(lose|lost|loss|losses)\b/.test(lower) ||
       (named.length > 0 && named.every((stage) => stage === "lost"))
@@ -420,19 +435,53 @@ function ratioOf(
     const named = order.filter((status) =>
       new RegExp(`\\b${status === "interview" ? "interview" : status}`).test(lower),
     );
-    if (named.length !== 2) return undefined;
-    const [from, to] = named as [string, string];
-    plan.where.splice(
-      0,
-      plan.where.length,
-      ...plan.where.filter((condition) => condition.field !== "status"),
-    );
-    return {
-      base: [{ field: "status", op: "in", value: order.slice(order.indexOf(from)) }],
-      matched: [{ field: "status", op: "in", value: order.slice(order.indexOf(to)) }],
-      said: `reached ${to}`,
-      of: `conversion from ${from} to ${to}`,
-    };
+    if (named.length === 2) {
+      const [from, to] = named as [string, string];
+      plan.where.splice(
+        0,
+        plan.where.length,
+        ...plan.where.filter((condition) => condition.field !== "status"),
+      );
+      return {
+        base: [{ field: "status", op: "in", value: order.slice(order.indexOf(from)) }],
+        matched: [{ field: "status", op: "in", value: order.slice(order.indexOf(to)) }],
+        said: `reached ${to}`,
+        of: `conversion from ${from} to ${to}`,
+      };
+    }
+    if (named.length > 2) return undefined;
+    // "hire rate": the hired among all candidates.
+    if (
+      /\bhir(?:e|ing) rate\b/.test(lower) &&
+      !plan.where.some((condition) => condition.field === "status")
+    ) {
+      plan.where.push({ field: "status", op: "in", value: ["hired"] });
+      plan.adjectives.push("hired");
+    }
+  }
+  // "what % of candidates got hired", "share of verified skills", "% of payments made by card":
+  // the one condition said (a status, a method, a source) among all the records (in the window).
+  const field = STATUS_TABLES[plan.resource]?.field;
+  const status = plan.where.filter((condition) => condition.field === field);
+  if (field && status.length === 1 && status[0]!.op === "in" && plan.adjectives.length > 0) {
+    plan.where.splice(0, plan.where.length, ...plan.where.filter((condition) => condition !== status[0]));
+    const share = plan.adjectives.join(" or ");
+    plan.adjectives.splice(0, plan.adjectives.length);
+    return { base: [], matched: status, said: share, of: `share ${share}` };
+  }
+  const filters = plan.where.filter((condition) => !/_at$|_date$/.test(condition.field));
+  if (status.length === 0 && filters.length === 1 && plan.said.length > 0) {
+    const index = plan.where.indexOf(filters[0]!);
+    plan.where.splice(index, 1);
+    const share =
+      plan.said.find(
+        (words) =>
+          !/^(issued|created|due|paid|received|expected|closed|hired|rejected|verified|from|who applied|on|in|after|before) /.test(
+            words,
+          ),
+      ) ?? plan.said[0]!;
+    plan.said.splice(plan.said.indexOf(share), 1);
+    return { base: [], matched: filters, said: share, of: `share ${share}` };
   }
   return undefined;
 }

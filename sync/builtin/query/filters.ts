@@ -26,6 +26,8 @@ const OWN_PHRASES = new Set([
   "fall through",
   "falling through",
   "did not close",
+  "did not work out",
+  "did not pan out",
   "signed",
   "landed",
   "turn down",
@@ -55,6 +57,10 @@ export const STATUS_TABLES: Partial<
       ["fall through", ["lost"]],
       ["falling through", ["lost"]],
       ["did not close", ["lost"]],
+      ["did not work out", ["lost"]],
+      // Said turned around: "deals we did not lose".
+      ["lose", ["lost"]],
+      ["did not pan out", ["lost"]],
       ["closed", ["won", "lost"]],
       ["signed", ["won"]],
       ["landed", ["won"]],
@@ -88,7 +94,7 @@ export const STATUS_TABLES: Partial<
 function negatedBefore(lower: string, start: number): number | undefined {
   const before = lower.slice(Math.max(0, start - 24), start);
   const match =
-    /\b(not|never|no|nobody has|without|except|excluding|other than|but not|non|isn't|aren't)(?:\s+|-)(?:yet\s+|been\s+|be\s+|in\s+|the\s+|a\s+|an\s+|yet\s+been\s+)?$/.exec(
+    /\b(not|never|no|nobody has|without|except|excluding|other than|but not|non|isn't|aren't)(?:\s+|-)(?:yet\s+|been\s+|be\s+|in\s+|the\s+|a\s+|an\s+|yet\s+been\s+|(?:yet\s+)?(?:at|in)\s+(?:the\s+)?)?$/.exec(
       before,
     );
   return match ? start - (before.length - match.index) : undefined;
@@ -122,7 +128,7 @@ export function statuses(reading: Reading, plan: QueryPlan): void {
     if (
       plan.resource === "candidates" &&
       phrase === "applied" &&
-      /^\s+(before|after|since|in|on|during|between|last|this|from|over|within|first|most recently)\b/.test(
+      /^\s+(before|after|earlier|later|prior|since|in|on|during|between|last|this|from|over|within|first|most recently)\b/.test(
         reading.lower.slice(end),
       )
     )
@@ -206,7 +212,7 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
   if (plan.resource === "payments") {
     for (const [word, method] of PAYMENT_METHODS) {
       const match = new RegExp(
-        `\\b(?:(not|never|non)\\s+(?:made\\s+|paid\\s+)?(?:by\\s+|with\\s+|via\\s+)?|(?:by|with|via|paid by|made by)\\s+)(?:a\\s+)?${word}\\b`,
+        `\\b(?:(not|never|non)\\s+(?:made\\s+|paid\\s+)?(?:by\\s+|with\\s+|via\\s+)?|(?:by|with|via|paid by|made by)\\s+)(?:a\\s+)?${word}s?\\b`,
       ).exec(lower);
       if (!match) continue;
       const negated = match[1] !== undefined;
@@ -218,7 +224,10 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
     }
   }
   if (plan.resource === "candidates") {
-    const source = /\b(?:not from|non|not via|not through)\s+(?:an?\s+|the\s+)?([a-z]+)\b/.exec(lower);
+    const source =
+      /\b(?:not from|non|not via|not through|(?:did|do|does) not come (?:from|through|via)|not coming from)\s+(?:an?\s+|the\s+)?([a-z]+)\b/.exec(
+        lower,
+      );
     if (source && !["the", "yet"].includes(source[1]!)) {
       const value = source[1]!.replace(/s$/, "");
       plan.where.push({ field: "source", op: "ne", value });
@@ -251,6 +260,21 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
       plan.structured.push("filter");
     }
   }
+}
+
+/** "tagged priority", "not tagged vip", "with the partner tag": a contact's tags. */
+export function tags(reading: Reading, plan: QueryPlan): void {
+  if (plan.resource !== "contacts") return;
+  const match =
+    /\b(?:(not|never|without|isn't|aren't)\s+(?:been\s+)?)?(?:tagged(?:\s+(?:as|with))?|with\s+(?:the\s+|a\s+)?tag)\s+["'“]?([\w-]+)["'”]?/.exec(
+      reading.lower,
+    ) ?? /\b(?:(without)\s+|with\s+)(?:the\s+|a\s+)?["'“]?([\w-]+)["'”]?\s+tag\b/.exec(reading.lower);
+  if (!match) return;
+  const negated = match[1] !== undefined;
+  plan.where.push({ field: "tags", op: negated ? "ne" : "eq", value: match[2]! });
+  plan.said.push(`${negated ? "not " : ""}tagged ${match[2]!}`);
+  reading.take(match.index, match.index + match[0].length);
+  plan.structured.push(negated ? "negation" : "filter");
 }
 
 /** "without a company", "with no email", "missing a phone", "not in euros", "except USD". */

@@ -141,9 +141,9 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
         !/^(?:and\s+)?(?:what|how) about\b/.test(lower) &&
         !plan.aggregate &&
         (plan.where.length > 0 || plan.names.length > 0)));
-  if (plan.structured.length === 0 && !refines) return null;
+  if (plan.structured.length === 0 && !refines && !plan.doubtful) return null;
   // Read from the list before without refining it, or named by a status alone with only a window: the intents'.
-  if (!refines && !plan.named) return null;
+  if (!refines && !plan.named && !plan.doubtful) return null;
   if (!refines && plan.byStatus && plan.structured.every((part) => part === "window")) return null;
   if (refines && ctx.memory?.intent === "query" && MORE.test(lower)) return more(ctx, list);
   // A candidate asked about by name: the intents' profile (status, position, skills) is the answer.
@@ -170,5 +170,6 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     }
     if (plan.structured.length === 0) return null;
   }
-  return answerQuery(ctx, plan);
+  const lookupOnly = plan.structured.every((part) => part === "lookup") && !plan.doubtful;
+  return answerQuery(ctx, plan, { onlyIfFound: lookupOnly });
 }

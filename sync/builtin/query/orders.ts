@@ -14,7 +14,7 @@ import { AGE_FIELD, MONEY_FIELD, OWED, SUPERLATIVES } from "./words.ts";
 
 /** Words about money: with one, a ranking adds the amounts up rather than counting the records. */
 const MONEY_WORDS =
-  /\b(owe|owes|owed|owing|value|worth|revenue|amount|money|paid|pays|spent|spend|billed|invoiced)\b/;
+  /\b(owe|owes|owed|owing|debtors?|value|worth|revenue|amount|money|paid|pays|spent|spend|billed|invoiced)\b/;
 
 /**
  * "who owes us the most", "which client has the most overdue invoices", "which source brings the
@@ -24,19 +24,29 @@ export function ranking(reading: Reading, plan: QueryPlan): boolean {
   const most =
     /\b(?:the\s+)?(most|least|fewest|biggest|largest|highest|lowest)\b(?!\s+(?:expensive|valuable|recent|recently)\b)/.exec(
       reading.lower,
-    );
+    ) ??
+    // "top 3 clients by what they owe us": the top of the clients, without a superlative.
+    (plan.resource === "invoices"
+      ? /\b(top)\s+(?:\d{1,2}|two|three|four|five|ten)\s+(?:clients|customers|debtors|payers|companies)\b/.exec(
+          reading.lower,
+        )
+      : null);
   if (!most) return false;
   const lower = reading.lower;
   let group: [string, string] | undefined;
   if (
     plan.resource === "invoices" &&
-    /\b(who|which|whom|what)\b/.test(lower) &&
+    /\b(who|which|whom|what|top)\b/.test(lower) &&
     /\b(owe|owes|owed|owing|pays|paid|spent|spend|billed|invoiced|client|customer|company|debtor|payer)\b/.test(
       lower,
     )
   ) {
     group = ["client", "client"];
   }
+  // "biggest debtor": the client that owes the most.
+  if (plan.resource === "invoices" && /\bdebtors?\b/.test(lower)) group = ["client", "client"];
+  // "who do we talk to most": conversations counted per contact.
+  if (plan.resource === "communications" && /\bwho(?:m)?\b/.test(lower)) group = ["contact", "contact"];
   for (const [word, field] of GROUP_FIELDS[plan.resource] ?? []) {
     if (group) break;
     const match = new RegExp(`\\b(?:which|what|whose)\\s+(${word})s?\\b`).exec(lower);
@@ -48,7 +58,8 @@ export function ranking(reading: Reading, plan: QueryPlan): boolean {
   if (!group) return false;
   // "which client paid the most" is the intents' top clients; what is owed or counted is this layer's.
   // "who owes us the most" is their ranked balances too; a count per client ("the most overdue invoices") is not.
-  if (group[1] === "client" && !/\b(invoices|bills)\b/.test(lower)) return false;
+  if (group[1] === "client" && !/\b(invoices|bills|debtors?)\b/.test(lower) && !/^top\b/.test(most[0]))
+    return false;
   const client = /\b(client|customer|company|debtor|payer)s?\b/.exec(lower);
   if (client) reading.take(client.index, client.index + client[0].length);
   const who = /\bwho\b/.exec(lower);
@@ -65,7 +76,11 @@ export function ranking(reading: Reading, plan: QueryPlan): boolean {
     reading.take(at, at + status[1]!.length);
   }
   const descending = !/least|fewest|lowest/.test(most[1]!);
-  const owes = /\b(owe|owes|owed|owing)\b/.exec(lower);
+  const clients = /^top\b/.test(most[0])
+    ? /\b(clients|customers|debtors|payers|companies)\b/.exec(lower)
+    : null;
+  if (clients) reading.take(clients.index, clients.index + clients[0].length);
+  const owes = /\b(owe|owes|owed|owing|debtors?)\b/.exec(lower);
   const moneyField = MONEY_FIELD[plan.resource];
   if (MONEY_WORDS.test(lower) && moneyField) {
     const field = plan.resource === "invoices" && owes ? "outstanding" : moneyField;
@@ -93,10 +108,16 @@ export function ranking(reading: Reading, plan: QueryPlan): boolean {
 
 /** "sort them by amount", "order by due date": the list in that order. */
 export function sorting(reading: Reading, plan: QueryPlan): boolean {
+  // "sort them by amount", "order by amount, biggest first"; after a list, "by amount please".
   const sort =
-    /\b(?:sort|sorted|order|ordered|rank|ranked|arrange)\s+(?:them\s+|those\s+|these\s+|it\s+|the list\s+)?by\s+(?:the\s+)?([a-z]+(?:\s+date)?)(?:\s+(desc|descending|asc|ascending|first))?/.exec(
+    /\b(?:sort|sorted|order|ordered|rank|ranked|arrange)\s+(?:them\s+|those\s+|these\s+|it\s+|the list\s+)?by\s+(?:the\s+)?([a-z]+(?:\s+date)?)(?:,?\s+(desc|descending|asc|ascending|first|(?:biggest|largest|highest|smallest|lowest|newest|oldest)\s+first))?/.exec(
       reading.lower,
-    );
+    ) ??
+    (reading.context.length > 0 || !plan.named
+      ? /^(?:and\s+|now\s+|ok\s+)?by\s+(?:the\s+)?(amount|value|price|size|due date|date|name|title)(?:,?\s+(desc|descending|asc|ascending|(?:biggest|largest|highest|smallest|lowest|newest|oldest)\s+first))?(?=\s*(?:please|pls)?\s*[.?!]?\s*$)/.exec(
+          reading.lower,
+        )
+      : null);
   if (!sort) return false;
   const word = sort[1]!;
   const money = MONEY_FIELD[plan.resource];
@@ -115,10 +136,34 @@ export function sorting(reading: Reading, plan: QueryPlan): boolean {
           : undefined;
   if (!field) return false;
   const ascending = sort[2]
-    ? /^asc/.test(sort[2])
+    ? /^(asc|smallest|lowest|oldest)/.test(sort[2])
     : field === "due_date" || /^(name|title|oldest)/.test(word);
   reading.take(sort.index, sort.index + sort[0].length);
   plan.order = { field, descending: !ascending, said: ascending ? `by ${word}` : `by ${word}, largest` };
+  plan.structured.push("order");
+  return true;
+}
+
+/** "which deal is expected to close last", "what closes first": deals by their expected close date. */
+export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
+  if (plan.resource !== "deals") return false;
+  const match =
+    /\b(?:(?:expected|set|due|supposed|going|slated|scheduled) to\s+)?clos(?:e|es|ing)\s+(last|latest|first|soonest|earliest)\b(?!\s+(?:\d|day|week|month|quarter|year))/.exec(
+      reading.lower,
+    );
+  if (!match) return false;
+  const descending = /^(last|latest)$/.test(match[1]!);
+  reading.take(match.index, match.index + match[0].length);
+  plan.order = {
+    field: "expected_close_date",
+    descending,
+    said: descending ? "closing last" : "closing first",
+  };
+  plan.limit = 1;
+  if (!plan.where.some((condition) => condition.field === "stage")) {
+    plan.where.push({ field: "stage", op: "in", value: ["lead", "qualified", "proposal"] });
+    plan.adjectives.push("open");
+  }
   plan.structured.push("order");
   return true;
 }
@@ -127,7 +172,7 @@ export function sorting(reading: Reading, plan: QueryPlan): boolean {
 export function latest(reading: Reading, plan: QueryPlan): boolean {
   if (plan.resource !== "communications") return false;
   if (
-    !/\b(when|last time|last contact|last heard|last hear|last spoke|last spoken|last talked|last reached|last got)\b|\b(hear|heard|spoke|spoken|talked|reach|reached|touch)\b.*\blast\b|\blast\b.*\b(hear|heard|spoke|speak|talked|talk|reach|reached|touch|contact)\b/.test(
+    !/\b(when|last time|last contact|last heard|last hear|last spoke|last spoken|last talked|last reached|last got)\b|\b(hear|heard|spoke|spoken|talked|reach|reached|touch|emailed|called|texted|phoned|met)\b.*\blast\b|\blast\b.*\b(hear|heard|spoke|speak|talked|talk|reach|reached|touch|contact|emailed|called|texted|phoned|met|get back|got back)\b/.test(
       reading.lower,
     )
   )

@@ -5,11 +5,12 @@ import { STOPWORDS } from "../stopwords.ts";
 import { findPhrases } from "../vocabulary.ts";
 import { aggregates, groups } from "./aggregates.ts";
 import { amountsIn, comparisons, lateness } from "./amounts.ts";
-import { fieldValues, negations, STATUS_TABLES, statuses } from "./filters.ts";
-import { latest, ranking, sorting, superlatives } from "./orders.ts";
+import { fieldValues, negations, STATUS_TABLES, statuses, tags } from "./filters.ts";
+import { closingOrder, latest, ranking, sorting, superlatives } from "./orders.ts";
 import { phrases, type QueryPlan, type Reading, type Span } from "./reading.ts";
+import { NEVER_TALKED, relations } from "./relations.ts";
 import { windows } from "./windows.ts";
-import { RESOURCE_WORDS } from "./words.ts";
+import { DATE_FIELD_WORDS, RESOURCE_WORDS } from "./words.ts";
 
 export type { QueryPlan, Span } from "./reading.ts";
 
@@ -140,7 +141,31 @@ const NEUTRAL = new Set([
   "how",
   "many",
   "much",
+  "went",
+  "gone",
+  "become",
+  "became",
+  "file",
+  "times",
+  "range",
+  "bracket",
 ]);
+
+/**
+ * Words that say no more than the resource itself, per resource: a product's price or cost is
+ * what it is listed at, a payment is money received. They are read as part of the resource.
+ */
+const SAID_BY_RESOURCE: Partial<Record<ResourceName, RegExp>> = {
+  products: /\b(?:price|prices|priced|pricing|cost|costs|costing|charge|charges)\b/g,
+  payments: /\b(?:received|receive|collected|came in|taken|made)\b/g,
+  deals: /\bhow (?:big|large|much)\b/g,
+};
+
+/** Sizes said beside a threshold ("small payments below 500", "cheap products under 200"): the threshold says it. */
+const SIZE_WORDS = /\b(?:small|smaller|cheap|cheaper|big|bigger|large|larger|expensive|pricey|tiny|huge)\b/g;
+
+/** What is still owed on an invoice ("balance", "owed"), read when the plan is on what is outstanding. */
+const OWED_WORDS = /\b(?:balance|balances|owed|owing|owe|owes|still due|amount due|left to pay)\b/g;
 
 /** Verbs that say which resource a question is about when no noun does. */
 const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
@@ -170,9 +195,31 @@ const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
   ["spoke to", "communications"],
   ["spoke with", "communications"],
   ["contacted", "communications"],
+  ["emailed", "communications"],
+  ["texted", "communications"],
+  ["phoned", "communications"],
+  ["got back to us", "communications"],
+  ["get back to us", "communications"],
+  ["gotten back to us", "communications"],
+  ["heard back", "communications"],
   ["applied", "candidates"],
+  ["apply", "candidates"],
   ["win rate", "deals"],
   ["close rate", "deals"],
+  ["loss rate", "deals"],
+  ["expected to close", "deals"],
+  ["set to close", "deals"],
+  ["due to close", "deals"],
+  ["supposed to close", "deals"],
+  ["going to close", "deals"],
+  ["slated to close", "deals"],
+  ["scheduled to close", "deals"],
+  ["should close", "deals"],
+  ["closing", "deals"],
+  ["hire rate", "candidates"],
+  ["hiring rate", "candidates"],
+  ["phone on file", "contacts"],
+  ["no phone", "contacts"],
   ["received", "payments"],
   ["collected", "payments"],
   ["came in", "payments"],
@@ -188,13 +235,31 @@ function resourceOf(
   reading: Reading,
   memory: ResourceName | undefined,
 ): { resource: ResourceName; named: boolean; byStatus?: boolean } | undefined {
+  // "contacts we've never contacted": contacts without conversations (relations.ts).
+  if (NEVER_TALKED.test(reading.lower)) {
+    const contacts = phrases(reading, RESOURCE_WORDS).find((found) => found.value === "contacts");
+    if (contacts) {
+      reading.take(contacts.start, contacts.end);
+      return { resource: "contacts", named: true };
+    }
+  }
+  // "who has no verified skills", "who has the most skills": candidates, by their skills.
+  if (/\bwho\s+(?:has|have)\s+(?:no|not|never|the most|the fewest|any|zero)\b/.test(reading.lower)) {
+    const skills = phrases(reading, RESOURCE_WORDS).filter((found) => found.value === "skills");
+    if (skills.length > 0 && phrases(reading, RESOURCE_WORDS).length === skills.length)
+      return { resource: "candidates", named: true };
+  }
   // "last contact with", "when did we speak to": a conversation, whatever noun is beside it.
   const talked = phrases(reading, IMPLIED).filter((found) => found.value === "communications");
   if (talked.length > 0) {
     reading.take(talked[0]!.start, talked[0]!.end);
     // "contacts we've never contacted" is about contacts without conversations: a join.
-    for (const found of phrases(reading, RESOURCE_WORDS))
-      if (found.value !== "communications") reading.other.push(found.phrase);
+    // "which contact have we talked to the most" groups the conversations by contact (orders.ts).
+    for (const found of phrases(reading, RESOURCE_WORDS)) {
+      const which = /\b(?:which|what|whose)\s+$/.test(reading.lower.slice(0, found.start));
+      if (found.value !== "communications" && !(found.value === "contacts" && which))
+        reading.other.push(found);
+    }
     return { resource: "communications", named: true };
   }
   // "emails sent or received last month": a channel sent or received stands for conversations.
@@ -210,7 +275,7 @@ function resourceOf(
   const kinds = [...new Set(named.map((found) => found.value))];
   for (const found of named) if (found.value === kinds[0]) reading.take(found.start, found.end);
   // A second kind of record ("candidates with no verified skills") joins two resources: not this layer's.
-  for (const found of named) if (found.value !== kinds[0]) reading.other.push(found.phrase);
+  for (const found of named) if (found.value !== kinds[0]) reading.other.push(found);
   if (kinds.length >= 1) return { resource: kinds[0]!, named: true };
   const implied = phrases(reading, IMPLIED);
   if (implied.length > 0) {
@@ -273,20 +338,49 @@ export function parseQuery(
   aggregates(reading, plan);
   lateness(reading, plan);
   fieldValues(reading, plan);
+  tags(reading, plan);
+  relations(reading, plan);
   statuses(reading, plan);
-  if (!ranking(reading, plan) && !latest(reading, plan) && !sorting(reading, plan))
+  if (
+    !ranking(reading, plan) &&
+    !latest(reading, plan) &&
+    !closingOrder(reading, plan) &&
+    !sorting(reading, plan)
+  )
     superlatives(reading, plan, amounts);
   comparisons(reading, plan, amounts);
   negations(reading, plan);
   groups(reading, plan);
   windows(reading, plan);
+  takeAll(reading, SAID_BY_RESOURCE[resource]);
+  if (plan.structured.includes("comparison")) takeAll(reading, SIZE_WORDS);
+  if (resource === "invoices" && usesField(plan, "outstanding")) {
+    takeAll(reading, OWED_WORDS);
+    // What is owed is owed on the unpaid invoices: a draft or a paid one owes nothing.
+    if (!plan.where.some((condition) => condition.field === "status")) {
+      plan.where.push({ field: "status", op: "in", value: ["open", "overdue"] });
+      plan.adjectives.push("unpaid");
+    }
+  }
   // Numbers nothing took (no comparison before them) are not understood.
   for (const amount of amounts) {
     if (!taken.some(([a, b]) => amount.start >= a && amount.end <= b))
       plan.leftover.push(lower.slice(amount.start, amount.end));
   }
+  // "when was Yara Iyer hired", "when is the Larkspur deal expected to close": a named record's
+  // dates, which its details show; without a name to look up, the words are not understood.
+  const dateWords = /\bwhen\b/.test(lower)
+    ? findPhrases(lower, DATE_FIELD_WORDS[resource] ?? []).filter(
+        ({ start, end }) => !taken.some(([a, b]) => start < b && end > a),
+      )
+    : [];
+  const dated: string[] = [];
   for (const token of analysis.norm.tokens) {
     if (taken.some(([a, b]) => token.start < b && token.end > a)) continue;
+    if (dateWords.some(({ start, end }) => token.start >= start && token.end <= end)) {
+      dated.push(token.word);
+      continue;
+    }
     if (/^\d/.test(token.raw)) continue;
     if (NEUTRAL.has(token.word) || (STOPWORDS.has(token.word) && !SIGNIFICANT.has(token.word))) continue;
     plan.names.push({
@@ -296,12 +390,45 @@ export function parseQuery(
     });
   }
   plan.names = joinRuns(plan.names, analysis.norm.text);
-  if (reading.other.length > 0) {
-    plan.leftover.push(...reading.other);
+  if (plan.names.length === 0) plan.leftover.push(...dated);
+  // Another kind of record no reader related to this one ("invoices of candidates"): a join not made.
+  const unrelated = reading.other.filter(({ start, end }) => !taken.some(([a, b]) => start >= a && end <= b));
+  if (unrelated.length > 0) {
+    plan.leftover.push(...unrelated.map((found) => found.phrase));
     plan.structured.push("join");
   }
-  // A deal or a conversation named by its contact ("the Okafor deal"): the intents read the name as a deal title only.
+  // A deal or a conversation named by its contact ("the Okafor deal", "how many times did we email
+  // Sofia"): the intents read the name as a deal title, or answer with the contact's card.
   if (plan.names.length > 0 && resource === "deals" && !plan.byStatus) plan.structured.push("named");
+  // Conversations or payments of someone ("how many times did we email Sofia", "payments from
+  // Meridian"): this layer's when the name is found (index.ts); other words are the intents'.
+  if (plan.names.length > 0 && (resource === "communications" || resource === "payments") && !plan.byStatus)
+    plan.structured.push("lookup");
+  // "excluding Kestrel", "other than Acme": a name turned around.
+  for (const run of plan.names) {
+    const inside = new RegExp(`^${NAME_NEGATION}\\s+(?:the\\s+)?`, "i").exec(run.text);
+    const before = new RegExp(`\\b${NAME_NEGATION}\\s+(?:the\\s+)?$`).exec(
+      lower.slice(Math.max(0, run.start - 20), run.start),
+    );
+    if (inside) {
+      run.text = run.text.slice(inside[0].length);
+      run.start += inside[0].length;
+    } else if (before) reading.take(run.start - before[0].length, run.start);
+    else continue;
+    run.negated = true;
+    plan.structured.push("negation");
+  }
+  // Words that change the question and that nothing read ("more than a few", "after"): the intents,
+  // which read fewer words still, must not answer it either (index.ts).
+  plan.doubtful = [...plan.leftover, ...plan.names.map((run) => run.text)].some((text) =>
+    text
+      .toLowerCase()
+      .split(/\s+/)
+      .some((word) => DOUBT.has(word)),
+  );
+  // A negation with no name after it ("invoices excluding"): not understood.
+  for (const run of plan.names) if (run.text.length === 0) plan.leftover.push("not");
+  plan.names = plan.names.filter((run) => run.text.length > 0);
   // A candidate's stage asked by name in words the intents miss ("Liam Moreau candidate stage").
   if (plan.names.length > 0 && resource === "candidates" && /\b(status|stage|where)\b/.test(lower)) {
     plan.structured.push("person");
@@ -317,6 +444,31 @@ export function parseQuery(
   }
   return plan;
 }
+
+/** Words that turn a question around or bound it: left unread, no reader may answer as if they were not said. */
+const DOUBT = new Set([
+  "not",
+  "never",
+  "without",
+  "except",
+  "excluding",
+  "besides",
+  "less",
+  "fewer",
+  "over",
+  "under",
+  "above",
+  "below",
+  "after",
+  "before",
+  "between",
+  "least",
+  "%",
+]);
+
+/** Words that turn the name after them around: "excluding Kestrel", "other than Acme". */
+const NAME_NEGATION =
+  "(?:excluding|except(?:\\s+for)?|other\\s+than|besides|apart\\s+from|but\\s+not|not\\s+from|not\\s+for|not\\s+by|not)";
 
 /** Stopwords that change a question's meaning: left over, they are not understood. */
 const SIGNIFICANT = new Set([
@@ -369,6 +521,22 @@ const SIGNIFICANT = new Set([
   "ytd",
   "mtd",
 ]);
+
+/** Takes every match of `pattern` (global) in the message. */
+function takeAll(reading: Reading, pattern: RegExp | undefined): void {
+  if (!pattern) return;
+  for (const match of reading.lower.matchAll(pattern))
+    reading.take(match.index, match.index + match[0].length);
+}
+
+/** Whether any part of the plan (a condition, the order, the aggregate) is on `field`. */
+function usesField(plan: QueryPlan, field: string): boolean {
+  return (
+    plan.where.some((condition) => condition.field === field) ||
+    plan.order?.field === field ||
+    plan.aggregate?.field === field
+  );
+}
 
 /** Adjacent words (only spaces between them) become one run: "Ava Okafor". */
 function joinRuns(words: QueryPlan["names"], text: string): QueryPlan["names"] {

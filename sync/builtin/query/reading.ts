@@ -37,9 +37,11 @@ export interface QueryPlan {
   /** What makes this more than a plain list: why the query layer, not the intents, answers it. */
   structured: string[];
   /** Runs of words that may be a name (a client, a contact, a deal), to look up. */
-  names: Array<{ text: string; start: number; end: number }>;
+  names: Array<{ text: string; start: number; end: number; negated?: boolean }>;
   /** Words that matter and that no part of the plan accounts for. */
   leftover: string[];
+  /** Something was left over that changes the question: no reader, not even the intents', may answer it. */
+  doubtful?: boolean;
 }
 
 /** The message being read: each reader takes the spans of the words it accounts for. */
@@ -47,8 +49,8 @@ export interface Reading {
   analysis: Analysis;
   /** The conditions of the list a follow-up refines: "what about last month?" after won deals is about closing. */
   context: readonly Condition[];
-  /** Nouns of another resource than the plan's. */
-  other: string[];
+  /** Nouns of another resource than the plan's, where they are. */
+  other: Array<{ phrase: string; start: number; end: number }>;
   lower: string;
   taken: Span[];
   take(start: number, end: number): void;

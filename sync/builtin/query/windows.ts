@@ -9,17 +9,21 @@ import { DATE_FIELD_LABEL, DATE_FIELD_WORDS, DEFAULT_DATE } from "./words.ts";
  * the date its verb names: created, due, paid, closed, hired.
  */
 
+/** The date the message's verb names ("issued", "paid", "expected to close"), taking the verb. */
+export function namedDateField(reading: Reading, plan: QueryPlan): string | undefined {
+  // The verb may also be a status ("paid this month"): both readings hold, so taken words count.
+  const [first] = findPhrases(reading.lower, DATE_FIELD_WORDS[plan.resource] ?? []);
+  if (!first) return undefined;
+  reading.take(first.start, first.end);
+  return first.value;
+}
+
 /** Which date a window is on: the verb beside it, or the resource's usual one. */
 function dateFieldOf(reading: Reading, plan: QueryPlan): string {
-  // The verb may also be a status ("paid this month"): both readings hold, so taken words count.
-  const found = findPhrases(reading.lower, DATE_FIELD_WORDS[plan.resource] ?? []);
+  const named = namedDateField(reading, plan);
+  if (named) return named;
   const stage = [...plan.where, ...reading.context].find((c) => c.field === "stage" || c.field === "status");
   const values = stage && Array.isArray(stage.value) ? stage.value : [];
-  const [first] = found;
-  if (first) {
-    reading.take(first.start, first.end);
-    return first.value;
-  }
   // "the ones from last month": when they were made, whatever their status.
   const [spanStart] = reading.analysis.dates.spans[0] ?? [0];
   if (/\bfrom\s+(?:the\s+)?$/.test(reading.lower.slice(Math.max(0, spanStart - 10), spanStart)))
@@ -63,7 +67,7 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   const period: Period | undefined =
     ahead && !backwards ? (dates.future ?? dates.past) : (dates.past ?? dates.future);
   if (!period) return;
-  const before = reading.lower.slice(Math.max(0, spanStart - 12), spanStart);
+  const before = reading.lower.slice(Math.max(0, spanStart - 16), spanStart);
   const bound = /\b(before|after|earlier than|later than|prior to)\s*$/.exec(before);
   const phrase = reading.lower.slice(spanStart, spanEnd);
   let from: string | undefined = period.range.from;
@@ -95,7 +99,7 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   // The intents read a window right on money received, on closed deals and on conversations.
   const intentsRead =
     (plan.resource === "payments" &&
-      /\b(receiv|came in|come in|revenue|income|collect|earn|paid|made|brought|due|upcoming)/.test(
+      /\b(receiv|came in|come in|revenue|income|collect(?!ions)|earn|paid|made|brought|due|upcoming)/.test(
         reading.lower,
       )) ||
     // The intents read a window on conversations, unless a channel is named ("emails sent last month").
