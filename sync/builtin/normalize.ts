@@ -45,6 +45,13 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   // The apostrophe left out: "arent", "didnt", "dont" (not "wont": a word of its own too).
   [/\b(are|is|was|were|do|does|did|have|has|had|could|should|would)nt\b/gi, "$1 not"],
   [/\bcant\b/gi, "cannot"],
+  // Texting shorthand: "btwn", "thru", "w liam", "leads n prospects", "comms".
+  [/\b(?:btwn|betwn|betw|b\/w)\b/gi, "between"],
+  [/\bthru\b/gi, "through"],
+  [/\bw\/(?=\s|\w)/gi, "with "],
+  [/(?<=\s)w(?=\s+\w)/gi, "with"],
+  [/(?<=\s)n(?=\s+\w)/gi, "and"],
+  [/\bcomms\b/gi, "communications"],
   // Owners' shorthand for amounts: "median payment amt", "a grand", "a million".
   [/\bamts?\b/gi, "amount"],
   [/\b(?:a|one) (?:grand|thousand)\b(?!\s+total)/gi, "1000"],

@@ -133,6 +133,20 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
       sql: "tags",
       description: "its tags: eq/contains a tag, ne, in, not_in; is_null when none",
     },
+    replies: RELATED_COUNT(
+      "communications",
+      "contact_id",
+      "contacts",
+      "how many conversations came in from them (inbound)",
+      "r.direction = 'inbound'",
+    ),
+    meetings: RELATED_COUNT(
+      "communications",
+      "contact_id",
+      "contacts",
+      "how many meetings with them",
+      "r.channel = 'meeting'",
+    ),
     communications: RELATED_COUNT(
       "communications",
       "contact_id",

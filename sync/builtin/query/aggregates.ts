@@ -63,7 +63,15 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
     return;
   }
   let field = MONEY_FIELD[plan.resource];
-  const unpaid = /\b(unpaid|outstanding|open|overdue)\b/.test(reading.lower);
+  // Unpaid said, or the list before was ("overdue invoices", then "add them up"): what they still owe.
+  const unpaid =
+    /\b(unpaid|outstanding|open|overdue)\b/.test(reading.lower) ||
+    reading.context.some(
+      (c) =>
+        c.field === "status" &&
+        Array.isArray(c.value) &&
+        c.value.every((v) => v === "open" || v === "overdue"),
+    );
   if (plan.resource === "invoices" && (OWED.test(reading.lower) || (pick === "sum" && unpaid)))
     field = "outstanding";
   if (!field) {

@@ -48,10 +48,10 @@ async function resolveName(
   name: string,
 ): Promise<Resolution | "too many" | undefined> {
   const target = NAME_TARGETS[resource];
-  const matching = async (on: ResourceName, field: string) =>
+  const matching = async (on: ResourceName, field: string, wanted: string) =>
     await ctx.read<QueryResult>("query_records", {
       resource: on,
-      where: [{ field, op: "contains", value: name }],
+      where: [{ field, op: "contains", value: wanted }],
       limit: MAX_PEOPLE,
     });
   for (const field of target.own ?? []) {
@@ -74,8 +74,12 @@ async function resolveName(
   const via = target.contact ? "contacts" : target.candidate ? "candidates" : undefined;
   const link = target.contact ?? target.candidate;
   if (via && link) {
-    for (const field of via === "contacts" ? ["name", "company"] : ["name"]) {
-      const people = await matching(via, field);
+    // "Liam Haddads deal": a possessive written without its apostrophe is the name.
+    const bare = name.replace(/(\w{3,})s$/, "$1");
+    for (const [field, wanted] of (via === "contacts" ? ["name", "company"] : ["name"]).flatMap((field) =>
+      [...new Set([name, bare])].map((one) => [field, one] as const),
+    )) {
+      const people = await matching(via, field, wanted);
       // More people of that name than a question can list: which one is meant is asked, not guessed.
       if (people.total > MAX_PEOPLE) return "too many";
       if (people.mode === "records" && people.total > 0) {
@@ -303,7 +307,9 @@ export async function answerQuery(
   if (
     plan.resource === "invoices" &&
     ((args.aggregate && args.aggregate.fn !== "count") || args.ratio) &&
-    !where.some((c) => c.field === "status")
+    !where.some((c) => c.field === "status") &&
+    // "out of all our invoices": every one of them.
+    !/\ball (?:of )?(?:our |the |my )?(?:invoices|bills)\b/.test(ctx.analysis.norm.lower)
   ) {
     args.where = [...(args.where ?? []), { field: "status", op: "in", value: ["open", "overdue", "paid"] }];
   }
@@ -332,6 +338,25 @@ export async function answerQuery(
       const amounts = owed.values.map((value) => `**${money(value.value ?? "0", value.currency ?? "")}**`);
       const [first, ...rest] = reply.split("\n");
       reply = [`${first} — ${amounts.join(" and ")} still owed`, ...rest].join("\n");
+    }
+  }
+  // "who did we send the last email to", "who's our contact on the pilot": the people, by name.
+  if (
+    (plan.resource === "communications" || plan.resource === "deals") &&
+    result.mode === "records" &&
+    result.records.length > 0 &&
+    result.records.length <= 3 &&
+    /\b(who|whom|contact person|point of contact)\b/.test(ctx.analysis.norm.lower)
+  ) {
+    const people = await ctx.read<QueryResult>("query_records", {
+      resource: plan.resource,
+      where: [{ field: "id", op: "in", value: result.records.map((record) => String(record.id)) }],
+      aggregate: { fn: "count" },
+      group_by: "contact",
+    });
+    if (people.mode !== "records") {
+      const names = people.values.map((value) => value.key ?? "no contact on record");
+      reply += `\nWith: ${names.map((name) => `**${name}**`).join(", ")}`;
     }
   }
   // A figure about a named record ("how much did the Meridian deal close for") shows the record too.
@@ -416,7 +441,13 @@ function ratioOf(
       of: wanted === "won" ? "win rate" : "loss rate",
     };
   }
-  if (plan.resource === "invoices" && /\b(late|overdue|after the due|past due)\b/.test(lower)) {
+  // "share paid late", "how often do clients pay late"; "what % are overdue" is a share of statuses (below).
+  if (
+    plan.resource === "invoices" &&
+    /\b(paid|pay|pays|paying|payment)\b[^.?!]*\b(late|overdue|after the due|past due)\b|\bpaid late\b/.test(
+      lower,
+    )
+  ) {
     plan.where.splice(
       0,
       plan.where.length,

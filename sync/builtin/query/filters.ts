@@ -42,7 +42,16 @@ const OWN_PHRASES = new Set([
 export const STATUS_TABLES: Partial<
   Record<ResourceName, { field: string; table: ReadonlyArray<readonly [string, readonly string[]]> }>
 > = {
-  invoices: { field: "status", table: INVOICE_STATUS_WORDS },
+  invoices: {
+    field: "status",
+    table: [
+      ...INVOICE_STATUS_WORDS,
+      ["not due yet", ["open"]],
+      ["not yet due", ["open"]],
+      ["not due", ["open"]],
+      ["went past due", ["overdue"]],
+    ],
+  },
   deals: {
     field: "stage",
     table: [
@@ -78,6 +87,11 @@ export const STATUS_TABLES: Partial<
       ["in the running", ["applied", "screening", "interview", "offer"]],
       ["in the process", ["applied", "screening", "interview", "offer"]],
       ["in process", ["applied", "screening", "interview", "offer"]],
+      ["still active", ["applied", "screening", "interview", "offer"]],
+      ["active", ["applied", "screening", "interview", "offer"]],
+      ["hiring pipeline", ["applied", "screening", "interview", "offer"]],
+      ["in the pipeline", ["applied", "screening", "interview", "offer"]],
+      ["pipeline", ["applied", "screening", "interview", "offer"]],
     ],
   },
   skills: {
@@ -209,18 +223,16 @@ const PAYMENT_METHODS: ReadonlyArray<[string, string]> = [
 /** Values of fields that are not statuses: a payment's method, a candidate's source, a part payment. */
 export function fieldValues(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;
-  if (plan.resource === "payments") {
-    for (const [word, method] of PAYMENT_METHODS) {
-      const match = new RegExp(
-        `\\b(?:(not|never|non)\\s+(?:made\\s+|paid\\s+)?(?:by\\s+|with\\s+|via\\s+)?|(?:by|with|via|paid by|made by)\\s+)(?:a\\s+)?${word}s?\\b`,
-      ).exec(lower);
-      if (!match) continue;
-      const negated = match[1] !== undefined;
-      plan.where.push({ field: "method", op: negated ? "ne" : "eq", value: method });
-      plan.said.push(`${negated ? "not " : ""}by ${word}`);
-      reading.take(match.index, match.index + match[0].length);
+  if (plan.resource === "payments") paymentMethods(reading, plan);
+  if (plan.resource === "communications") directions(reading, plan);
+  if (plan.resource === "skills") {
+    const level = /\b(beginner|intermediate|advanced|expert)s?(?:\s+level)?\b/.exec(lower);
+    if (level) {
+      const negated = negatedBefore(lower, level.index);
+      plan.where.push({ field: "level", op: negated === undefined ? "eq" : "ne", value: level[1]! });
+      plan.said.push(`${negated === undefined ? "" : "not "}at ${level[1]} level`);
+      reading.take(negated ?? level.index, level.index + level[0].length);
       plan.structured.push("filter");
-      return;
     }
   }
   if (plan.resource === "candidates") {
@@ -228,6 +240,19 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
       /\b(?:not from|non|not via|not through|(?:did|do|does) not come (?:from|through|via)|not coming from)\s+(?:an?\s+|the\s+)?([a-z]+)\b/.exec(
         lower,
       );
+    // "came through referrals", "sourced from linkedin", "via an agency": where they came from.
+    const from = source
+      ? null
+      : /\b(?:came\s+|come\s+|coming\s+|sourced\s+|found\s+)?(?:from|through|via)\s+(?:an?\s+|the\s+)?(referrals?|linkedin|job boards?|careers page|agency|agencies)\b/.exec(
+          lower,
+        );
+    if (from) {
+      const value = from[1]!.replace(/ies$/, "y").replace(/s$/, "");
+      plan.where.push({ field: "source", op: "eq", value });
+      plan.said.push(`from ${value}`);
+      reading.take(from.index, from.index + from[0].length);
+      plan.structured.push("filter");
+    }
     if (source && !["the", "yet"].includes(source[1]!)) {
       const value = source[1]!.replace(/s$/, "");
       plan.where.push({ field: "source", op: "ne", value });
@@ -275,6 +300,64 @@ export function tags(reading: Reading, plan: QueryPlan): void {
   plan.said.push(`${negated ? "not " : ""}tagged ${match[2]!}`);
   reading.take(match.index, match.index + match[0].length);
   plan.structured.push(negated ? "negation" : "filter");
+}
+
+/** The methods a payment was made by, said or turned around: "by card", "bank transfers", "not card or cash". */
+function paymentMethods(reading: Reading, plan: QueryPlan): void {
+  const lower = reading.lower;
+  const found: Array<{ method: string; word: string; start: number; end: number }> = [];
+  for (const [word, method] of PAYMENT_METHODS) {
+    // A bare "check" is a verb ("check the payments"): a cheque is said by, with or as one.
+    // "cash" is also money ("how much cash came in"): a method only when said as one.
+    const said = ["check", "transfer", "cash"].includes(word);
+    const pattern = said
+      ? `\\b(?:(?:by|with|via|as|in)\\s+(?:a\\s+)?${word}s?\\b|${word}s?\\s+payments?\\b)`
+      : `\\b${word}s?\\b(?:\\s+payments?)?`;
+    for (const match of lower.matchAll(new RegExp(pattern, "g"))) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (found.some((one) => start < one.end && end > one.start)) continue;
+      found.push({ method, word, start, end });
+    }
+  }
+  if (found.length === 0) return;
+  found.sort((a, b) => a.start - b.start);
+  const first = found[0]!;
+  const lead =
+    /\b(?:(not|never|non|except|excluding|other than)\s+(?:made\s+|paid\s+)?)?(?:(?:by|with|via|paid by|made by|paid with|paid via)\s+)?(?:a\s+|an\s+)?$/.exec(
+      lower.slice(Math.max(0, first.start - 30), first.start),
+    );
+  const negated = lead?.[1] !== undefined;
+  const start = first.start - (lead ? lead[0].length : 0);
+  const methods = [...new Set(found.map((one) => one.method))];
+  plan.where.push({ field: "method", op: negated ? "not_in" : "in", value: methods });
+  plan.said.push(`${negated ? "not " : ""}by ${found.map((one) => one.word).join(" or ")}`);
+  reading.take(start, found[found.length - 1]!.end);
+  for (const one of found) reading.take(one.start, one.end);
+  plan.structured.push(negated ? "negation" : "filter");
+}
+
+/** "inbound", "outgoing", "did we send", "we received": which way a conversation went. */
+function directions(reading: Reading, plan: QueryPlan): void {
+  const lower = reading.lower;
+  const word = /\b(inbound|incoming|outbound|outgoing)\b/.exec(lower);
+  const sent = /\b(?:did we send|we sent|we send|sent by us|we made|did we make)\b/.exec(lower);
+  const got = /\b(?:did we get|we got|we received|did we receive|sent to us|they sent|replied)\b/.exec(lower);
+  const match = word ?? sent ?? got;
+  if (!match) return;
+  let value = word
+    ? /^(inbound|incoming)$/.test(word[1]!)
+      ? "inbound"
+      : "outbound"
+    : sent
+      ? "outbound"
+      : "inbound";
+  const negation = word ? negatedBefore(lower, word.index) : undefined;
+  if (negation !== undefined) value = value === "inbound" ? "outbound" : "inbound";
+  plan.where.push({ field: "direction", op: "eq", value });
+  plan.said.push(value);
+  reading.take(negation ?? match.index, match.index + match[0].length);
+  plan.structured.push(negation !== undefined ? "negation" : "filter");
 }
 
 /** "without a company", "with no email", "missing a phone", "not in euros", "except USD". */

@@ -24,8 +24,11 @@ function conditionsOf(list: ListMemory): Condition[] | undefined {
   const conditions: Condition[] = [];
   for (const [name, raw] of Object.entries(list.filters)) {
     const values = Array.isArray(raw) ? raw : raw.split(",");
-    if (name === "due_before") conditions.push({ field: "due_date", op: "lt", value: values[0]! });
-    else if (name === "due_after") conditions.push({ field: "due_date", op: "gt", value: values[0]! });
+    // A window filter ("occurred_after", "due_before") is a bound on its date field.
+    const bound = /^(.+)_(after|before)$/.exec(name);
+    const dated = bound ? [`${bound[1]}_at`, `${bound[1]}_date`].find((field) => fields[field]) : undefined;
+    if (bound && dated)
+      conditions.push({ field: dated, op: bound[2] === "after" ? "gt" : "lt", value: values[0]! });
     else if (fields[name]) conditions.push({ field: name, op: "in", value: values });
     else return undefined;
   }
@@ -133,9 +136,11 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     list !== undefined &&
     list.resource === plan.resource &&
     (!plan.named || REFERS.test(lower)) &&
+    // "how much is that in total", "add them up": a figure over the list before.
     // After the intents' own list, a plain narrowing ("and in dollars?", "what about last month?") is theirs.
     (ctx.memory?.intent === "query" ||
       plan.structured.some((part) => part !== "window") ||
+      (!plan.named && plan.aggregate !== undefined && plan.where.length === 0) ||
       // "only the ones from last month", "which of those are from Acme"; "what about…" asks again instead.
       (REFERS.test(lower) &&
         !/^(?:and\s+)?(?:what|how) about\b/.test(lower) &&
@@ -169,6 +174,12 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
     if (plan.structured.length === 0) return null;
+    // The list before cannot be narrowed in query terms: answering afresh would drop what it was.
+    return {
+      reply:
+        "I can't narrow the last list down that way, so I haven't answered rather than guess. Ask the whole question in one message, for example “inbound emails this month”.",
+      understood: false,
+    };
   }
   const lookupOnly = plan.structured.every((part) => part === "lookup") && !plan.doubtful;
   return answerQuery(ctx, plan, { onlyIfFound: lookupOnly });

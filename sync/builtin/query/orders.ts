@@ -171,6 +171,29 @@ export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
 /** "when did we last hear from", "the latest email": the newest communication first. */
 export function latest(reading: Reading, plan: QueryPlan): boolean {
   if (plan.resource !== "communications") return false;
+  const lastOne =
+    /\b(?:the\s+)?(?:last|latest|most recent)\s+(e-?mail|call|meeting|text|message|conversation|sms)\b/.exec(
+      reading.lower,
+    );
+  if (lastOne) {
+    reading.take(lastOne.index, lastOne.index + lastOne[0].length);
+    const channel = {
+      email: "email",
+      "e-mail": "email",
+      call: "call",
+      meeting: "meeting",
+      text: "sms",
+      sms: "sms",
+    }[lastOne[1]!];
+    if (channel && !plan.where.some((condition) => condition.field === "channel"))
+      plan.where.push({ field: "channel", op: "eq", value: channel });
+    const who = /\b(?:who|whom|when)\b/.exec(reading.lower);
+    if (who) reading.take(who.index, who.index + who[0].length);
+    plan.order = { field: "occurred_at", descending: true, said: "most recent" };
+    plan.limit = 1;
+    plan.structured.push("order");
+    return true;
+  }
   if (
     !/\b(when|last time|last contact|last heard|last hear|last spoke|last spoken|last talked|last reached|last got)\b|\b(hear|heard|spoke|spoken|talked|reach|reached|touch|emailed|called|texted|phoned|met)\b.*\blast\b|\blast\b.*\b(hear|heard|spoke|speak|talked|talk|reach|reached|touch|contact|emailed|called|texted|phoned|met|get back|got back)\b/.test(
       reading.lower,
@@ -210,7 +233,18 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   const counted = new RegExp(String.raw`\b${COUNT}\s+(?:${SUPERLATIVE})\b`).exec(reading.lower);
   const after = new RegExp(String.raw`\b(?:${SUPERLATIVE})\s+${COUNT}\b`).exec(reading.lower);
   if (after) reading.take(after.index + after[0].length - after[1]!.length, after.index + after[0].length);
-  const limitText = counted?.[1] ?? top?.[1] ?? after?.[1];
+  // "which 3 invoices have the most left to pay": the count before the noun.
+  const before =
+    found.length > 0
+      ? new RegExp(
+          String.raw`\b(?:which|what|the|show|list|give me)\s+${COUNT}\s+(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
+        ).exec(reading.lower)
+      : null;
+  if (before) {
+    const at = before.index + before[0].indexOf(before[1]!, before[0].indexOf(" "));
+    reading.take(at, at + before[1]!.length);
+  }
+  const limitText = counted?.[1] ?? top?.[1] ?? after?.[1] ?? before?.[1];
   const limit = limitText ? (numberOf(limitText) ?? Number(limitText)) : undefined;
   if (counted) reading.take(counted.index, counted.index + counted[1]!.length);
   if (top) {
@@ -257,13 +291,13 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
     by === "money" &&
     field &&
     limit === undefined &&
-    /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size)\b(?!\s+(?:product|deal|invoice|payment|item)s?\b)/.test(
+    /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size|balance)\b(?!\s+(?:product|deal|invoice|payment|item)s?\b)/.test(
       reading.lower.slice(superlative.end),
     )
   ) {
     plan.aggregate = { fn: descending ? "max" : "min", field };
     plan.structured.push("aggregate");
-    const noun = /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size)\b/.exec(
+    const noun = /^\s+(?:[a-z]+\s+)?(value|amount|price|total|size|balance)\b/.exec(
       reading.lower.slice(superlative.end),
     )!;
     reading.take(superlative.end, superlative.end + noun[0].length);

@@ -147,6 +147,14 @@ const NEUTRAL = new Set([
   "became",
   "file",
   "times",
+  "tied",
+  "linked",
+  "associated",
+  "related",
+  "connected",
+  "belonging",
+  "things",
+  "stand",
   "range",
   "bracket",
 ]);
@@ -204,6 +212,14 @@ const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
   ["heard back", "communications"],
   ["applied", "candidates"],
   ["apply", "candidates"],
+  ["applying", "candidates"],
+  ["expected close", "deals"],
+  ["last email", "communications"],
+  ["latest email", "communications"],
+  ["last call", "communications"],
+  ["last meeting", "communications"],
+  ["email we got", "communications"],
+  ["email from", "communications"],
   ["win rate", "deals"],
   ["close rate", "deals"],
   ["loss rate", "deals"],
@@ -264,7 +280,7 @@ function resourceOf(
   }
   // "emails sent or received last month": a channel sent or received stands for conversations.
   if (
-    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts)\s+(?:we\s+)?(?:sent|received|logged)\b/.test(
+    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts|sms)\s+(?:did\s+|do\s+)?(?:we\s+)?(?:sent|send|received|receive|get|got|logged)\b/.test(
       reading.lower,
     ) &&
     phrases(reading, RESOURCE_WORDS).length === 0
@@ -280,7 +296,11 @@ function resourceOf(
   const implied = phrases(reading, IMPLIED);
   if (implied.length > 0) {
     // "owes" and "overdue" also name a status or an amount: only the verbs of one resource are taken.
-    if (implied[0]!.value === "communications" || implied[0]!.value === "payments") {
+    if (
+      implied[0]!.value === "communications" ||
+      implied[0]!.value === "payments" ||
+      /^apply(?:ing)?$/.test(implied[0]!.phrase)
+    ) {
       reading.take(implied[0]!.start, implied[0]!.end);
     }
     return { resource: implied[0]!.value, named: true };
@@ -353,6 +373,8 @@ export function parseQuery(
   groups(reading, plan);
   windows(reading, plan);
   takeAll(reading, SAID_BY_RESOURCE[resource]);
+  // "what job is Yara applying for": a candidate's position, which their profile shows.
+  if (resource === "candidates" && !plan.groupBy) takeAll(reading, /\bjob\b/g);
   if (plan.structured.includes("comparison")) takeAll(reading, SIZE_WORDS);
   if (resource === "invoices" && usesField(plan, "outstanding")) {
     takeAll(reading, OWED_WORDS);
@@ -405,7 +427,16 @@ export function parseQuery(
   if (plan.names.length > 0 && (resource === "communications" || resource === "payments") && !plan.byStatus)
     plan.structured.push("lookup");
   // "excluding Kestrel", "other than Acme": a name turned around.
-  for (const run of plan.names) {
+  for (const [index, run] of plan.names.entries()) {
+    // "other than Larkspur and Acme": the second name is turned around too.
+    const previous = plan.names[index - 1];
+    if (
+      previous?.negated &&
+      /^\s*(?:,|and|or|nor|&)?\s*(?:,|and|or|nor|&)\s*$/.test(lower.slice(previous.end, run.start))
+    ) {
+      run.negated = true;
+      continue;
+    }
     const inside = new RegExp(`^${NAME_NEGATION}\\s+(?:the\\s+)?`, "i").exec(run.text);
     const before = new RegExp(`\\b${NAME_NEGATION}\\s+(?:the\\s+)?$`).exec(
       lower.slice(Math.max(0, run.start - 20), run.start),
@@ -430,7 +461,11 @@ export function parseQuery(
   for (const run of plan.names) if (run.text.length === 0) plan.leftover.push("not");
   plan.names = plan.names.filter((run) => run.text.length > 0);
   // A candidate's stage asked by name in words the intents miss ("Liam Moreau candidate stage").
-  if (plan.names.length > 0 && resource === "candidates" && /\b(status|stage|where)\b/.test(lower)) {
+  if (
+    plan.names.length > 0 &&
+    resource === "candidates" &&
+    /\b(status|stage|where|job|applying|applied for)\b/.test(lower)
+  ) {
     plan.structured.push("person");
   }
   // A candidate's status or dates asked by name ("when was Yara Iyer hired", "Liam Moreau candidate stage").

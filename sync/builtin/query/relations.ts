@@ -46,6 +46,30 @@ export const NEVER_TALKED =
 export function relations(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;
   if (plan.resource === "contacts") {
+    // "never replied", "haven't heard back from": nothing came in from them.
+    const silent =
+      /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|ever\s+)?(?:replied|responded|answered|written back|got back to us|gotten back to us|heard back)\b/.exec(
+        lower,
+      );
+    if (silent) {
+      plan.where.push({ field: "replies", op: "eq", value: 0 });
+      plan.said.push("who never replied");
+      reading.take(silent.index, silent.index + silent[0].length);
+      plan.structured.push("join");
+      return;
+    }
+    // "contacts we haven't had a meeting with", "never met".
+    const unmet =
+      /\b(?:(?:have|has|did) not|never)\s+(?:yet\s+)?(?:had\s+(?:a\s+|any\s+)?meetings?|met)\b|\b(?:no|without(?:\s+a|\s+any)?)\s+meetings?\b/.exec(
+        lower,
+      );
+    if (unmet) {
+      plan.where.push({ field: "meetings", op: "eq", value: 0 });
+      plan.said.push("never met");
+      reading.take(unmet.index, unmet.index + unmet[0].length);
+      plan.structured.push("join");
+      return;
+    }
     const never = NEVER_TALKED.exec(lower);
     if (never) {
       plan.where.push({ field: "communications", op: "eq", value: 0 });

@@ -1,5 +1,5 @@
 import type { Condition } from "../../tools/query.ts";
-import { addDays, type Period } from "../dates.ts";
+import { addDays, findDates, type Period } from "../dates.ts";
 import { findPhrases } from "../vocabulary.ts";
 import type { QueryPlan, Reading } from "./reading.ts";
 import { DATE_FIELD_LABEL, DATE_FIELD_WORDS, DEFAULT_DATE } from "./words.ts";
@@ -61,7 +61,11 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   if (dates.spans.length === 0) return;
   const [spanStart, spanEnd] = dates.spans[0]!;
   const field = dateFieldOf(reading, plan);
-  const ahead = field === "due_date" || field === "expected_close_date";
+  // What is overdue is past due: its due date lies behind ("overdue bills due before feb 15").
+  const overdue = plan.where.some(
+    (c) => c.field === "status" && Array.isArray(c.value) && c.value.every((v) => v === "overdue"),
+  );
+  const ahead = (field === "due_date" && !overdue) || field === "expected_close_date";
   // A due date or a close date looks ahead: "closing in April" is the coming April, unless said otherwise.
   const backwards = /\b(last|ago|past|previous|prior|since|so far|to date|ytd)\b/.test(reading.lower);
   const period: Period | undefined =
@@ -89,6 +93,21 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     reading.take(far.index, far.index + far[0].length);
     words = `${words} so far`;
   }
+  // "in jan or feb", "march to may": two periods side by side are one window from the first to the last.
+  const second = dates.spans[1];
+  if (
+    second &&
+    !bound &&
+    /^\s*(?:or|and|to|through|till|until|-|–)\s*$/.test(reading.lower.slice(spanEnd, second[0]))
+  ) {
+    const other = findDates(reading.lower.slice(second[0], second[1]), today);
+    const range = other.past?.range ?? other.future?.range;
+    if (range && from && range.to > from) {
+      to = range.to;
+      words = `${words} to ${range.label.replace(/\s*\(.*\)$/, "").replace(/^(in|on)\s+/, "")}`;
+      reading.take(spanEnd, second[0]);
+    }
+  }
   for (const [start, end] of dates.spans) reading.take(start, end);
   plan.where.push(...dateConditions(field, from, to));
   const label =
@@ -106,7 +125,10 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
     field === "closed_at" ||
     field === "verified_at" ||
-    (field === "due_date" && period.range.to > today && !bound);
+    (field === "due_date" &&
+      period.range.to > today &&
+      !bound &&
+      !plan.where.some((c) => c.field === "status" && Array.isArray(c.value) && c.value.includes("overdue")));
   if (!intentsRead) plan.structured.push("window");
   const stated = plan.where.some((c) => c.field === "status" || c.field === "stage");
   // What is due is what is still to be paid; what is expected to close is still in the pipeline.
