@@ -137,6 +137,7 @@ export default tseslint.config(
       "coverage/**",
       "bench/results/**",
       "tmp/**",
+      "clients/typescript/dist/**",
       "eslint.config.js",
       "bin/**",
       // Guest programs that run inside isolates, hostile on purpose (infinite loops, heap bombs).
