@@ -52,6 +52,9 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/(?<=\s)w(?=\s+\w)/gi, "with"],
   [/(?<=\s)n(?=\s+\w)/gi, "and"],
   [/\bcomms\b/gi, "communications"],
+  [/(?<=\s)r(?=\s+\w)/gi, "are"],
+  [/\bpmts?\b/gi, "payments"],
+  [/\blvl\b/gi, "level"],
   // Owners' shorthand for amounts: "median payment amt", "a grand", "a million".
   [/\bamts?\b/gi, "amount"],
   [/\b(?:a|one) (?:grand|thousand)\b(?!\s+total)/gi, "1000"],
@@ -111,6 +114,90 @@ const QUESTION_START =
 /** Tokens: words, numbers, invoice numbers, emails, ISO dates; inner - . @ _ + ' kept. */
 const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}]|[-.@_+'’&](?=[\p{L}\p{N}]))*/gu;
 
+/**
+ * The words a question turns on, which owners mistype ("invocies", "paymnet", "canidate"): a word
+ * of five letters or more that is one edit (a letter added, dropped, changed, or two swapped) from
+ * exactly one of them, and is no word of its own, is read as that word. Names are not touched: a
+ * key word is never one edit from a word the planner knows.
+ */
+const KEY_WORDS = [
+  "invoices",
+  "invoice",
+  "payments",
+  "payment",
+  "candidates",
+  "candidate",
+  "contacts",
+  "communications",
+  "products",
+  "product",
+  "skills",
+  "overdue",
+  "average",
+  "median",
+  "between",
+  "percent",
+  "percentage",
+  "verified",
+  "received",
+  "outstanding",
+  "customers",
+  "applicants",
+  "expected",
+  "quarter",
+  "largest",
+  "biggest",
+  "smallest",
+  "highest",
+  "lowest",
+  "revenue",
+  "pipeline",
+];
+const KEY_SET = new Set(KEY_WORDS);
+/** Real words one edit from a key word: never corrected ("contract" is not "contact"). */
+const REAL_WORDS = new Set([
+  "contact",
+  "contract",
+  "contracts",
+  "communication",
+  "applicant",
+  "customer",
+  "skill",
+  "produce",
+  "products",
+  "averages",
+  "medians",
+  "quarters",
+  "receive",
+  "receives",
+  "percents",
+  "invoiced",
+]);
+
+function corrected(word: string): string {
+  const lower = word.toLowerCase();
+  if (KEY_SET.has(lower) || REAL_WORDS.has(lower)) return word;
+  let found: string | undefined;
+  for (const key of KEY_WORDS) {
+    if (Math.abs(key.length - lower.length) > 1 || !oneEdit(lower, key)) continue;
+    if (found) return word;
+    found = key;
+  }
+  return found ?? word;
+}
+
+/** Whether `a` becomes `b` by one insertion, deletion, substitution or swap of two neighbours. */
+function oneEdit(a: string, b: string): boolean {
+  if (a === b) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
 export function normalize(message: string): Normalized {
   let text = message
     .normalize("NFKC")
@@ -120,6 +207,7 @@ export function normalize(message: string): Normalized {
     .replace(/\s+/g, " ")
     .trim();
   for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
+  text = text.replace(/\p{L}{5,}/gu, corrected);
   const asked = /\?\s*$/.test(text);
   for (const [pattern, replacement] of REWRITES) text = text.replace(pattern, replacement);
   for (const pattern of FILLER) text = text.replace(pattern, " ");

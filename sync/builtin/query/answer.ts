@@ -243,6 +243,8 @@ export interface QueryAnswerOptions {
   base?: { where: Condition[]; said: string[]; adjectives: string[] };
   /** Answer only when every name is found; otherwise null (the intents read the words). */
   onlyIfFound?: boolean;
+  /** With onlyIfFound: only when each name is a person's (a candidate's skills), not the records' own. */
+  onlyPeople?: boolean;
 }
 
 export async function answerQuery(
@@ -268,6 +270,8 @@ export async function answerQuery(
       where.push(...resolved.conditions.map(negated));
       named.push(`not ${resolved.said}`);
     } else if (resolved) {
+      if (options.onlyPeople && resolved.conditions.some((c) => !/^(candidate|contact)_id$/.test(c.field)))
+        return null;
       where.push(...resolved.conditions);
       named.push(resolved.said);
     } else unknown.push(run.text);
@@ -289,6 +293,7 @@ export async function answerQuery(
   } else {
     if (plan.order) args.order_by = `${plan.order.descending ? "-" : ""}${plan.order.field}`;
     args.limit = plan.limit ?? 10;
+    if (plan.offset) args.offset = plan.offset;
   }
   if (plan.groupBy && (args.aggregate || args.ratio)) args.group_by = plan.groupBy;
   if (plan.groupBy && !args.aggregate && !args.ratio) {

@@ -121,13 +121,28 @@ async function more(ctx: PlanContext, list: ListMemory): Promise<Answer> {
   };
 }
 
+/**
+ * A threshold, a rank or a share in a message whose records this layer could not tell: the intents
+ * would answer it without the bound ("which invocies r less than 250" is not every invoice).
+ */
+const BOUNDED =
+  /\b(?:less|more|fewer|greater|bigger|smaller|higher|lower|larger)\s+than\b|\b(?:over|under|above|below|at least|at most|topped|exceed(?:s|ed|ing)?)\s+[$€£]?\d|\b(?:\d{1,2}(?:st|nd|rd|th)|second|third|fourth|fifth)\s+(?:largest|biggest|smallest|highest|lowest|oldest|newest|latest)\b|%|\bpercent/;
+
+function unreadable(): Answer {
+  return {
+    reply:
+      "I couldn't tell which records you mean, so I haven't answered rather than guess. Name them (invoices, payments, deals, contacts, candidates, skills, products or conversations), for example “invoices over 2,500”.",
+    understood: false,
+  };
+}
+
 const REFERS =
   /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b/;
 
 export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null> {
   const list = ctx.memory?.list ?? (ctx.memory ? listOfSlots(ctx.memory) : undefined);
   const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list) ?? []) : []);
-  if (!plan) return null;
+  if (!plan) return BOUNDED.test(ctx.analysis.norm.lower) ? unreadable() : null;
   const lower = ctx.analysis.norm.lower;
   // "and the month before?": the intents ask their last question again over the period before.
   if (/\b(?:week|month|quarter|year)\s+before\b/.test(lower) && ctx.memory && ctx.memory.intent !== "query")
@@ -182,5 +197,8 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     };
   }
   const lookupOnly = plan.structured.every((part) => part === "lookup") && !plan.doubtful;
-  return answerQuery(ctx, plan, { onlyIfFound: lookupOnly });
+  return answerQuery(ctx, plan, {
+    onlyIfFound: lookupOnly,
+    onlyPeople: lookupOnly && plan.resource === "skills",
+  });
 }

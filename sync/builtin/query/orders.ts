@@ -273,6 +273,19 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   }
   const superlative = found[0];
   if (!superlative && !top) return;
+  // "our 2nd largest deal", "the third oldest invoice": one record, after the ones before it.
+  const ordinal = superlative
+    ? /\b(\d{1,2})(?:st|nd|rd|th)\s+$|\b(second|third|fourth|fifth)\s+$/.exec(
+        reading.lower.slice(Math.max(0, superlative.start - 12), superlative.start),
+      )
+    : null;
+  if (ordinal && superlative) {
+    const n = ordinal[1]
+      ? Number(ordinal[1])
+      : ["second", "third", "fourth", "fifth"].indexOf(ordinal[2]!) + 2;
+    if (n > 1) plan.offset = n - 1;
+    reading.take(superlative.start - ordinal[0].length, superlative.start);
+  }
   const { by, descending } = superlative?.value ?? {
     by: "money" as const,
     descending: !/\bbottom\b/.test(top![0]),
@@ -309,6 +322,12 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   }
   const said = superlative?.phrase ?? (descending ? "largest" : "smallest");
   plan.order = { field, descending, said };
+  if (plan.offset) {
+    plan.limit = 1;
+    plan.order.said = `number ${plan.offset + 1} ${said}`;
+    plan.structured.push("order");
+    return;
+  }
   plan.limit =
     limit ??
     (/\b(?:ones|invoices|deals|payments|candidates|bills|products|contacts)\b/.test(reading.lower) &&

@@ -424,8 +424,13 @@ export function parseQuery(
   if (plan.names.length > 0 && resource === "deals" && !plan.byStatus) plan.structured.push("named");
   // Conversations or payments of someone ("how many times did we email Sofia", "payments from
   // Meridian"): this layer's when the name is found (index.ts); other words are the intents'.
-  if (plan.names.length > 0 && (resource === "communications" || resource === "payments") && !plan.byStatus)
-    plan.structured.push("lookup");
+  // "which of Mia Haddad's skills are verified": a candidate's skills with a condition ("Mia's skills"
+  // alone is the intents' profile).
+  const lookup =
+    resource === "communications" ||
+    resource === "payments" ||
+    (resource === "skills" && plan.where.length > 0);
+  if (plan.names.length > 0 && lookup && !plan.byStatus) plan.structured.push("lookup");
   // "excluding Kestrel", "other than Acme": a name turned around.
   for (const [index, run] of plan.names.entries()) {
     // "other than Larkspur and Acme": the second name is turned around too.

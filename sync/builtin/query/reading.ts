@@ -34,6 +34,8 @@ export interface QueryPlan {
   /** Groups ranked by their value: "who owes us the most" is the first group. */
   rank?: { descending: boolean; limit: number; said: string };
   limit?: number;
+  /** Records skipped first: "the 2nd largest" is one record after the largest. */
+  offset?: number;
   /** What makes this more than a plain list: why the query layer, not the intents, answers it. */
   structured: string[];
   /** Runs of words that may be a name (a client, a contact, a deal), to look up. */

@@ -116,19 +116,23 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       : (DATE_FIELD_LABEL[field] ?? field);
   plan.said.push(`${label} ${words}`.replace(/^on in /, "in ").replace(/^on on /, "on "));
   // The intents read a window right on money received, on closed deals and on conversations.
+  // "before March" is a bound the intents do not read.
   const intentsRead =
-    (plan.resource === "payments" &&
+    !bound &&
+    ((plan.resource === "payments" &&
       /\b(receiv|came in|come in|revenue|income|collect(?!ions)|earn|paid|made|brought|due|upcoming)/.test(
         reading.lower,
       )) ||
-    // The intents read a window on conversations, unless a channel is named ("emails sent last month").
-    (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
-    field === "closed_at" ||
-    field === "verified_at" ||
-    (field === "due_date" &&
-      period.range.to > today &&
-      !bound &&
-      !plan.where.some((c) => c.field === "status" && Array.isArray(c.value) && c.value.includes("overdue")));
+      // The intents read a window on conversations, unless a channel is named ("emails sent last month").
+      (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
+      field === "closed_at" ||
+      field === "verified_at" ||
+      (field === "due_date" &&
+        period.range.to > today &&
+        !bound &&
+        !plan.where.some(
+          (c) => c.field === "status" && Array.isArray(c.value) && c.value.includes("overdue"),
+        )));
   if (!intentsRead) plan.structured.push("window");
   const stated = plan.where.some((c) => c.field === "status" || c.field === "stage");
   // What is due is what is still to be paid; what is expected to close is still in the pipeline.
