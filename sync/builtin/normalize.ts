@@ -52,6 +52,8 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/(?<=\s)w(?=\s+\w)/gi, "with"],
   [/(?<=\s)n(?=\s+\w)/gi, "and"],
   [/\bcomms\b/gi, "communications"],
+  [/\b(add|sum|total)\s+em\b/gi, "$1 them"],
+  [/\b(\w+)-stage\b/gi, "$1 stage"],
   [/(?<=\s)r(?=\s+\w)/gi, "are"],
   [/\bpmts?\b/gi, "payments"],
   [/\blvl\b/gi, "level"],

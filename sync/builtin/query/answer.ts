@@ -450,7 +450,7 @@ function ratioOf(
   if (
     plan.resource === "invoices" &&
     /\b(paid|pay|pays|paying|payment)\b[^.?!]*\b(late|overdue|after the due|past due)\b|\bpaid late\b/.test(
-      lower,
+      `${said} ${message}`,
     )
   ) {
     plan.where.splice(
@@ -499,6 +499,23 @@ function ratioOf(
   // the one condition said (a status, a method, a source) among all the records (in the window).
   const field = STATUS_TABLES[plan.resource]?.field;
   const status = plan.where.filter((condition) => condition.field === field);
+  // "of the verified skills, how many % are expert", "what % of overdue invoices are partly paid":
+  // the statuses are the whole, the one other condition the share.
+  const others = plan.where.filter(
+    (condition) =>
+      condition.field !== field && !/_at$|_date$/.test(condition.field) && condition.field !== "currency",
+  );
+  const sharedSaid = plan.said.filter(
+    (words) =>
+      !/^(issued|created|due|paid|received|expected|closed|hired|rejected|verified|from|who applied|on|in|after|before) /.test(
+        words,
+      ),
+  );
+  if (status.length > 0 && others.length === 1 && sharedSaid.length === 1) {
+    plan.where.splice(plan.where.indexOf(others[0]!), 1);
+    plan.said.splice(plan.said.indexOf(sharedSaid[0]!), 1);
+    return { base: [], matched: others, said: sharedSaid[0]!, of: `share ${sharedSaid[0]!}` };
+  }
   if (field && status.length === 1 && status[0]!.op === "in" && plan.adjectives.length > 0) {
     plan.where.splice(0, plan.where.length, ...plan.where.filter((condition) => condition !== status[0]));
     const share = plan.adjectives.join(" or ");

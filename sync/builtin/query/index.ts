@@ -174,6 +174,19 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
   if (refines) {
     const where = conditionsOf(list);
     if (where) {
+      // "which of them closed this month" after won deals: "closed" is the verb of the window, and a
+      // status broader than the list's (won or lost ⊇ won) narrows nothing: the list's stays.
+      for (const condition of [...plan.where]) {
+        const before = where.find((old) => old.field === condition.field && old.op === "in");
+        const wider =
+          condition.op === "in" &&
+          before &&
+          Array.isArray(condition.value) &&
+          Array.isArray(before.value) &&
+          (before.value).every((value) => (condition.value as string[]).includes(value));
+        if (wider && (condition.field === "status" || condition.field === "stage"))
+          plan.where.splice(plan.where.indexOf(condition), 1);
+      }
       // A field said again replaces the one before ("what about last month?", "and in dollars?").
       const fields = new Set(plan.where.map((condition) => condition.field));
       const kept = where.filter((condition) => !fields.has(condition.field));

@@ -296,6 +296,14 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   else if (by === "overdue") {
     field = plan.resource === "invoices" ? "days_overdue" : undefined;
     if (field) plan.where.push({ field: "status", op: "eq", value: "overdue" });
+  } else if (
+    plan.resource === "invoices" &&
+    /\b(?:went|gone|became|become|fell|go|goes|turned)\s+(?:overdue|past due|late)\b/.test(reading.lower)
+  ) {
+    // "which invoice went overdue most recently": the latest due date among the overdue.
+    field = "due_date";
+    const went = /\b(?:went|gone|became|become|fell|go|goes|turned)\b/.exec(reading.lower)!;
+    reading.take(went.index, went.index + went[0].length);
   } else field = AGE_FIELD[plan.resource];
   if (plan.resource === "invoices" && by === "money" && OWED.test(reading.lower)) field = "outstanding";
   // "the highest deal value", "the smallest invoice amount": a figure, not a record.

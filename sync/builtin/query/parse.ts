@@ -8,7 +8,7 @@ import { amountsIn, comparisons, lateness } from "./amounts.ts";
 import { fieldValues, negations, STATUS_TABLES, statuses, tags } from "./filters.ts";
 import { closingOrder, latest, ranking, sorting, superlatives } from "./orders.ts";
 import { phrases, type QueryPlan, type Reading, type Span } from "./reading.ts";
-import { NEVER_TALKED, relations } from "./relations.ts";
+import { NEVER_TALKED, relatedNoun, relations } from "./relations.ts";
 import { windows } from "./windows.ts";
 import { DATE_FIELD_WORDS, RESOURCE_WORDS } from "./words.ts";
 
@@ -155,6 +155,7 @@ const NEUTRAL = new Set([
   "belonging",
   "things",
   "stand",
+  "wise",
   "range",
   "bracket",
 ]);
@@ -173,7 +174,7 @@ const SAID_BY_RESOURCE: Partial<Record<ResourceName, RegExp>> = {
 const SIZE_WORDS = /\b(?:small|smaller|cheap|cheaper|big|bigger|large|larger|expensive|pricey|tiny|huge)\b/g;
 
 /** What is still owed on an invoice ("balance", "owed"), read when the plan is on what is outstanding. */
-const OWED_WORDS = /\b(?:balance|balances|owed|owing|owe|owes|still due|amount due|left to pay)\b/g;
+const OWED_WORDS = /\b(?:balance|balances|owed|owing|owe|owes|still due|amount due|left to pay|remaining)\b/g;
 
 /** Verbs that say which resource a question is about when no noun does. */
 const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
@@ -213,6 +214,7 @@ const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
   ["applied", "candidates"],
   ["apply", "candidates"],
   ["applying", "candidates"],
+  ["good at", "skills"],
   ["expected close", "deals"],
   ["last email", "communications"],
   ["latest email", "communications"],
@@ -251,6 +253,13 @@ function resourceOf(
   reading: Reading,
   memory: ResourceName | undefined,
 ): { resource: ResourceName; named: boolean; byStatus?: boolean } | undefined {
+  // "which of those have deals" after a list of contacts: still the contacts, by what they have.
+  if (
+    memory &&
+    /\b(?:of those|of them|of these|which of)\b/.test(reading.lower) &&
+    relatedNoun(memory, reading.lower)
+  )
+    return { resource: memory, named: false };
   // "contacts we've never contacted": contacts without conversations (relations.ts).
   if (NEVER_TALKED.test(reading.lower)) {
     const contacts = phrases(reading, RESOURCE_WORDS).find((found) => found.value === "contacts");
@@ -280,7 +289,7 @@ function resourceOf(
   }
   // "emails sent or received last month": a channel sent or received stands for conversations.
   if (
-    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts|sms)\s+(?:did\s+|do\s+)?(?:we\s+)?(?:sent|send|received|receive|get|got|logged)\b/.test(
+    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts|sms)\s+(?:did\s+|do\s+|have\s+|has\s+)?(?:we\s+)?(?:sent|send|received|receive|get|got|logged)\b/.test(
       reading.lower,
     ) &&
     phrases(reading, RESOURCE_WORDS).length === 0
@@ -429,7 +438,7 @@ export function parseQuery(
   const lookup =
     resource === "communications" ||
     resource === "payments" ||
-    (resource === "skills" && plan.where.length > 0);
+    (resource === "skills" && (plan.where.length > 0 || /\bgood at\b/.test(lower)));
   if (plan.names.length > 0 && lookup && !plan.byStatus) plan.structured.push("lookup");
   // "excluding Kestrel", "other than Acme": a name turned around.
   for (const [index, run] of plan.names.entries()) {
@@ -488,6 +497,9 @@ export function parseQuery(
 /** Words that turn a question around or bound it: left unread, no reader may answer as if they were not said. */
 const DOUBT = new Set([
   "not",
+  "zero",
+  "nothing",
+  "none",
   "never",
   "without",
   "except",

@@ -42,6 +42,11 @@ const MOST = "(?:the\\s+)?(most|fewest|least)\\s+";
 export const NEVER_TALKED =
   /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to|emailed|called)\b/;
 
+/** "which of those have deals" after a list of contacts: the other resource is what they have. */
+export function relatedNoun(resource: ResourceName, lower: string): boolean {
+  return (RELATED[resource] ?? []).some((related) => new RegExp(`\\b(?:${related.words})\\b`).test(lower));
+}
+
 /** Conditions and orders on the records a record has. */
 export function relations(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;

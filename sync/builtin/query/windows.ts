@@ -72,13 +72,17 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     ahead && !backwards ? (dates.future ?? dates.past) : (dates.past ?? dates.future);
   if (!period) return;
   const before = reading.lower.slice(Math.max(0, spanStart - 16), spanStart);
-  const bound = /\b(before|after|earlier than|later than|prior to)\s*$/.exec(before);
+  // "over 30 days ago" is before that day; "less than 30 days ago" after it.
+  const ago = /\bago\b/.test(reading.lower.slice(spanStart, spanEnd));
+  const bound =
+    /\b(before|after|earlier than|later than|prior to)\s*$/.exec(before) ??
+    (ago ? /\b(over|more than|less than|under|within)\s*$/.exec(before) : null);
   const phrase = reading.lower.slice(spanStart, spanEnd);
   let from: string | undefined = period.range.from;
   let to: string | undefined = period.range.to;
   let words = period.range.label.replace(/\s*\(.*\)$/, "") || phrase;
   if (bound) {
-    const after = bound[1] === "after" || bound[1] === "later than";
+    const after = ["after", "later than", "less than", "under", "within"].includes(bound[1]!);
     if (after) [from, to] = [addDays(period.range.to, 1), undefined];
     else [from, to] = [undefined, addDays(period.range.from, -1)];
     words = `${after ? "after" : "before"} ${phrase.replace(/^(in|on|of)\s+/, "")}`;
@@ -125,7 +129,7 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       )) ||
       // The intents read a window on conversations, unless a channel is named ("emails sent last month").
       (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
-      field === "closed_at" ||
+      (field === "closed_at" && !/\b(today|yesterday|this week)\b/.test(reading.lower)) ||
       field === "verified_at" ||
       (field === "due_date" &&
         period.range.to > today &&
