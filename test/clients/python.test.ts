@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePythonClient, type OpenApiDocument } from "../../scripts/clients-python.ts";
+import { createVenv, PYTHON, python3Version, run } from "../helpers/python.ts";
 
 /**
  * The Python client library (clients/python/), tested as a user gets it: its wheel built offline,
@@ -14,51 +13,12 @@ import { generatePythonClient, type OpenApiDocument } from "../../scripts/client
  *
  * Without python3 the suite is skipped on a developer machine, and fails in CI (`CI` set).
  * Packages come from the local indexes of this machine (/opt/pypi…) when they exist, from
- * PIP_INDEX_URL (and PIP_EXTRA_INDEX_URL) when set, else from pip's default index.
+ * PIP_INDEX_URL (and PIP_EXTRA_INDEX_URL) when set, else from pip's default index (test/helpers/python.ts).
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PROJECT = join(ROOT, "clients", "python");
-const PYTHON = process.env.TESSERA_TEST_PYTHON ?? "python3";
-const LOCAL_INDEXES = ["file:///opt/pypi/simple", "file:///opt/pypi-more/simple"];
 /** Installed next to the wheel: its own test tools (pytest), and hatchling to build it. */
 const TOOLS = ["pytest", "pytest-asyncio", "mypy", "ruff"];
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? ROOT,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("error", (error) => resolve({ code: -1, output: `${output}${String(error)}` }));
-    child.once("close", (code) => resolve({ code, output }));
-  });
-}
-
-async function python3Version(): Promise<string | null> {
-  const { code, output } = await run(PYTHON, ["--version"]);
-  return code === 0 ? output.trim() : null;
-}
-
-/** pip's index flags: PIP_INDEX_URL when set (pip reads it), else this machine's local indexes if present. */
-function indexArgs(): string[] {
-  if (process.env.PIP_INDEX_URL) return [];
-  const local = LOCAL_INDEXES.filter((url) => existsSync(fileURLToPath(url)));
-  if (local.length === 0) return [];
-  return ["--index-url", local[0]!, ...local.slice(1).flatMap((url) => ["--extra-index-url", url])];
-}
 
 const version = await python3Version();
 const missing = version === null;
@@ -88,7 +48,7 @@ describe.skipIf(missing)(`the Python client (${version ?? "no python3"})`, () =>
 
   async function step(name: string, command: string, args: string[], options?: Parameters<typeof run>[2]) {
     const started = Date.now();
-    const result = await run(command, args, options);
+    const result = await run(command, args, { cwd: ROOT, ...options });
     timings.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
     if (result.code !== 0) throw new Error(`${name} failed (exit ${result.code}):\n${result.output}`);
     return result;
@@ -96,20 +56,12 @@ describe.skipIf(missing)(`the Python client (${version ?? "no python3"})`, () =>
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "tessera-python-"));
-    const venv = join(dir, "venv");
-    venvPython = join(venv, "bin", "python");
-    const pip = [venvPython, "-m", "pip", "--disable-pip-version-check", "--no-input"] as const;
-    await step("venv", PYTHON, ["-m", "venv", venv]);
-    await step("pip install hatchling", pip[0], [
-      ...pip.slice(1),
-      "install",
-      "-q",
-      ...indexArgs(),
-      "hatchling",
-    ]);
+    const venv = await createVenv(join(dir, "venv"), step);
+    venvPython = venv.python;
+    await venv.install("pip install hatchling", ["hatchling"]);
     // Offline: the build backend is the one just installed, nothing is fetched for the build.
-    await step("build the wheel", pip[0], [
-      ...pip.slice(1),
+    await step("build the wheel", venv.python, [
+      ...venv.pip,
       "wheel",
       "-q",
       "--no-build-isolation",
@@ -120,14 +72,7 @@ describe.skipIf(missing)(`the Python client (${version ?? "no python3"})`, () =>
     ]);
     const wheels = (await readdir(join(dir, "dist"))).filter((name) => name.endsWith(".whl"));
     expect(wheels).toHaveLength(1);
-    await step("pip install the wheel and the test tools", pip[0], [
-      ...pip.slice(1),
-      "install",
-      "-q",
-      ...indexArgs(),
-      join(dir, "dist", wheels[0]!),
-      ...TOOLS,
-    ]);
+    await venv.install("pip install the wheel and the test tools", [join(dir, "dist", wheels[0]!), ...TOOLS]);
   }, 240_000);
 
   afterAll(async () => {

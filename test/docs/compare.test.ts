@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareJson, compareText, jsonValues } from "./compare.ts";
-import { shellBlocks } from "./markdown.ts";
+import { codeBlocks } from "./markdown.ts";
 
 /** The docs test's own rules: what a shown output promises, and what it leaves open. */
 describe("comparing shown output with what a command printed", () => {
@@ -57,13 +57,45 @@ describe("comparing shown output with what a command printed", () => {
       "listening on …",
       "```",
     ].join("\n");
-    const [skipped, started] = shellBlocks(page);
+    const [skipped, started] = codeBlocks(page);
     expect(skipped).toMatchObject({ skip: "needs your own database", outputs: [] });
     expect(started).toMatchObject({
       replacement: "npm start",
       background: "listening on",
       outputs: [{ lang: "text" }],
     });
-    expect(() => shellBlocks("<!-- doctest: skip -->\n```sh\nx\n```")).toThrow(/says why/);
+    expect(() => codeBlocks("<!-- doctest: skip -->\n```sh\nx\n```")).toThrow(/says why/);
+  });
+
+  it("runs TypeScript and Python blocks too, each with the output shown after it", () => {
+    const page = [
+      "```ts",
+      'console.log("ts")',
+      "```",
+      "```text",
+      "ts",
+      "```",
+      "<!-- doctest: skip — a receiver that waits for deliveries -->",
+      "```typescript",
+      "serve()",
+      "```",
+      "```python",
+      'print("py")',
+      "```",
+      "```json",
+      "{}",
+      "```",
+      "```js",
+      "not run",
+      "```",
+    ].join("\n");
+    expect(codeBlocks(page)).toMatchObject([
+      { lang: "typescript", outputs: [{ lang: "text", text: "ts" }] },
+      { lang: "typescript", skip: "a receiver that waits for deliveries" },
+      { lang: "python", code: 'print("py")', outputs: [{ lang: "json" }] },
+    ]);
+    expect(() => codeBlocks('<!-- doctest: background until "x" -->\n```python\nx\n```')).toThrow(
+      /for shell blocks/,
+    );
   });
 });

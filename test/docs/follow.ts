@@ -1,30 +1,48 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/ports.ts";
+import { createVenv, PYTHON, python3Version } from "../helpers/python.ts";
 import { compareJson, compareText, jsonValues } from "./compare.ts";
-import { shellBlocks, type OutputBlock, type ShellBlock } from "./markdown.ts";
+import { codeBlocks, type CodeBlock, type OutputBlock } from "./markdown.ts";
 import { openShell, type BlockResult, type ShellSession } from "./shell.ts";
 
 /**
- * The docs are tested: every shell block of README.md, docs/ and examples/ runs, in order, in
- * one bash session per page against a server the page itself starts (`npm start` on a fresh data dir
- * and a free port), with the placeholders the page uses filled in (the key the server printed,
- * the port); the output each block shows is compared loosely (compare.ts). A block that is not
- * meant to run says so (`<!-- doctest: skip — why -->`, markdown.ts). A change that makes a
- * page lie fails here.
+ * The docs are tested: every shell, TypeScript and Python block of README.md, docs/, examples/ and
+ * the client libraries' READMEs runs, in order, in one bash session per page against a server the
+ * page itself starts (`npm start` on a fresh data dir and a free port), with the placeholders the
+ * page uses filled in (the key the server printed, the port); the output each block shows is
+ * compared loosely (compare.ts). A block that is not meant to run says so
+ * (`<!-- doctest: skip — why -->`, markdown.ts). A change that makes a page lie fails here.
+ *
+ * A TypeScript or Python block is a program of its own: written to a file and run from the page's
+ * bash session (so what earlier blocks exported is in its environment), with TESSERA_BASE_URL and
+ * TESSERA_API_KEY set to the page's server and key, as the client libraries read them.
  */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BLOCK_TIMEOUT_MS = 120_000;
-/** The front page, then every page of the manual and of the examples with a block to run. */
+/** The front page, every page of the manual and of the examples with a block to run, the clients' READMEs. */
 const PAGES = [
   "README.md",
   ...[...markdownIn("docs"), ...markdownIn("examples")].filter((page) =>
-    shellBlocks(read(page)).some((block) => !block.skip),
+    codeBlocks(read(page)).some((block) => !block.skip),
   ),
+  "clients/typescript/README.md",
+  "clients/python/README.md",
 ];
+/** tsx's loader by path, so that a TypeScript block runs wherever the page's session has `cd`-ed to. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/**
+ * `@tessera/client` in a TypeScript block is the client's sources: a stub package beside the block
+ * re-exports clients/typescript/src/index.ts. The package as published (`npm pack`, its built dist/)
+ * is tested by test/clients/typescript/package.test.ts.
+ */
+const CLIENT_TS = join(ROOT, "clients", "typescript", "src", "index.ts");
+/** `import tessera` in a Python block is the client's sources (test/clients/python.test.ts tests the wheel). */
+const CLIENT_PY = join(ROOT, "clients", "python", "src");
 
 /**
  * Follows every `shards`-th page, from the `shard`-th (0-based): the pages are shared out among a few
@@ -33,18 +51,26 @@ const PAGES = [
  */
 export function followPages(shard: number, shards: number): void {
   const pages = PAGES.filter((_, index) => index % shards === shard);
-  describe.each(pages)("%s, followed as written", followPage);
+  const python = pythonForDocs();
+  afterAll(() => python.dispose());
+  describe.each(pages)("%s, followed as written", (page) => followPage(page, python));
 }
 
-function followPage(page: string): void {
-  const blocks = shellBlocks(read(page));
-  const dataDir = mkdtempSync(join(tmpdir(), "tessera-doctest-"));
+function followPage(page: string, python: PythonForDocs): void {
+  const blocks = codeBlocks(read(page));
+  // Made when the page is followed, not when it is collected (a filtered run, `-t`, leaves none behind).
+  let dataDir: string;
+  // The TypeScript and Python blocks, as files; `@tessera/client` is a package in node_modules here.
+  let programs: string;
   let shell: ShellSession;
   let port: number;
   const filled = new Map<string, string>();
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "tessera-doctest-"));
+    programs = join(dataDir, "programs");
     mkdirSync(join(dataDir, "home"));
+    writeClientStub(programs);
     port = await freePort();
     filled.set("127.0.0.1:8787", `127.0.0.1:${port}`);
     filled.set("localhost:8787", `localhost:${port}`);
@@ -52,7 +78,7 @@ function followPage(page: string): void {
   });
   afterAll(async () => {
     await shell?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const fill = (text: string) => {
@@ -61,32 +87,118 @@ function followPage(page: string): void {
     return out;
   };
 
-  it.each(blocks.filter((block) => !block.skip).map((block) => [block.line, block] as const))(
-    "block at line %i",
-    async (_, block) => {
-      const code = fill(block.replacement ?? block.code);
-      if (block.background) {
-        const output = await shell.background(code, block.background, BLOCK_TIMEOUT_MS, (printed) =>
-          block.outputs.every(
-            (shown) => compareOutput(shown, fill(shown.text), printed, printed).length === 0,
-          ),
-        );
-        const key = /\bsk_live_[0-9A-Za-z]{32,}/.exec(output);
-        if (key) filled.set("sk_live_…", key[0]);
-        expectOutputs(block, { status: 0, stdout: output, stderr: "" }, fill);
-        return;
-      }
-      const result = await shell.run(code, BLOCK_TIMEOUT_MS);
-      const expected = block.exit ?? 0;
-      expect(result.status, `exit status\n${result.stdout}\n${result.stderr}`).toBe(expected);
-      expectOutputs(block, result, fill);
-    },
-    BLOCK_TIMEOUT_MS + 10_000,
+  /** A TypeScript or Python block, written to a file, run by a command line of the page's session. */
+  const program = async (block: CodeBlock, code: string): Promise<string> => {
+    const file = join(programs, `line-${block.line}.${block.lang === "python" ? "py" : "ts"}`);
+    writeFileSync(file, `${code}\n`);
+    const key = filled.get("sk_live_…");
+    const env = [`TESSERA_BASE_URL=${quote(`http://127.0.0.1:${port}`)}`];
+    if (key) env.push(`TESSERA_API_KEY=${quote(key)}`);
+    if (block.lang === "typescript")
+      return [
+        ...env,
+        quote(process.execPath),
+        "--no-node-snapshot",
+        "--import",
+        quote(TSX),
+        quote(file),
+      ].join(" ");
+    // No __pycache__ in clients/python/src.
+    env.push(`PYTHONPATH=${quote(CLIENT_PY)}`, "PYTHONDONTWRITEBYTECODE=1");
+    return [...env, quote(await python.python()), quote(file)].join(" ");
+  };
+
+  for (const block of blocks.filter((block) => !block.skip)) {
+    it(
+      `block at line ${block.line}`,
+      async (context) => {
+        if (block.lang === "python" && !(await python.available())) {
+          if (process.env.CI)
+            throw new Error(
+              `${PYTHON} is missing: the docs' Python blocks cannot run (CI needs python3 with venv)`,
+            );
+          context.skip();
+        }
+        const code = fill(block.replacement ?? block.code);
+        if (block.background) {
+          const output = await shell.background(code, block.background, BLOCK_TIMEOUT_MS, (printed) =>
+            block.outputs.every(
+              (shown) => compareOutput(shown, fill(shown.text), printed, printed).length === 0,
+            ),
+          );
+          const key = /\bsk_live_[0-9A-Za-z]{32,}/.exec(output);
+          if (key) filled.set("sk_live_…", key[0]);
+          expectOutputs(block, { status: 0, stdout: output, stderr: "" }, fill);
+          return;
+        }
+        const command = block.lang === "shell" ? code : await program(block, code);
+        const result = await shell.run(command, BLOCK_TIMEOUT_MS);
+        const expected = block.exit ?? 0;
+        expect(result.status, `exit status\n${result.stdout}\n${result.stderr}`).toBe(expected);
+        expectOutputs(block, result, fill);
+      },
+      BLOCK_TIMEOUT_MS + 10_000,
+    );
+  }
+}
+
+/** The stub package `@tessera/client` in `dir`'s node_modules: the client's sources (CLIENT_TS). */
+function writeClientStub(dir: string): void {
+  const stub = join(dir, "node_modules", "@tessera", "client");
+  mkdirSync(stub, { recursive: true });
+  // The blocks are ES modules (top-level await), as in a project of `"type": "module"`.
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true, type: "module" }));
+  writeFileSync(
+    join(stub, "package.json"),
+    JSON.stringify({ name: "@tessera/client", type: "module", exports: "./index.ts" }),
   );
+  const source = JSON.stringify(CLIENT_TS);
+  writeFileSync(join(stub, "index.ts"), `export * from ${source};\nexport { default } from ${source};\n`);
+}
+
+interface PythonForDocs {
+  /** Whether python3 is there (asked once). */
+  available(): Promise<boolean>;
+  /** A venv's python with httpx, made on first use: one per test file, for the pages it follows. */
+  python(): Promise<string>;
+  dispose(): void;
+}
+
+function pythonForDocs(): PythonForDocs {
+  let version: Promise<string | null> | undefined;
+  let venv: Promise<string> | undefined;
+  let dir: string | undefined;
+  return {
+    async available() {
+      version ??= python3Version().then((found) => {
+        if (!found) console.warn(`skipping the docs' Python blocks: ${PYTHON} was not found`);
+        return found;
+      });
+      return (await version) !== null;
+    },
+    python() {
+      venv ??= (async () => {
+        const started = Date.now();
+        dir = mkdtempSync(join(tmpdir(), "tessera-doctest-python-"));
+        const made = await createVenv(join(dir, "venv"));
+        await made.install("pip install httpx", ["httpx"]);
+        console.log(`docs test: a venv with httpx in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        return made.python;
+      })();
+      return venv;
+    },
+    dispose() {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Each output block shown after `block` holds against what it printed (json: its last JSON value). */
-function expectOutputs(block: ShellBlock, result: BlockResult, fill: (text: string) => string): void {
+function expectOutputs(block: CodeBlock, result: BlockResult, fill: (text: string) => string): void {
   // JSON is read from stdout (stderr holds progress meters and warnings); text from both.
   const printed = `${result.stdout}\n${result.stderr}`;
   for (const output of block.outputs) {

@@ -1,18 +1,20 @@
 /**
- * The runnable parts of a Markdown page, in order: shell blocks to run, each with the
- * output blocks the page shows after it, and the directives written above them.
+ * The runnable parts of a Markdown page, in order: shell, TypeScript (```ts, ```typescript) and
+ * Python (```python) blocks to run, each with the output blocks the page shows after it, and the
+ * directives written above them.
  *
  * A directive is an HTML comment on the line before a block (readers of the rendered page
- * do not see it): `<!-- doctest: skip — why -->` leaves a shell block unrun (say why),
- * `<!-- doctest: background until "TEXT" -->` starts it in the background and waits for TEXT
- * in its output, `<!-- doctest: run "COMMAND" -->` runs COMMAND in its place (the command a
- * test run can stand in for, such as `npm start` for `npm ci && npm start`), and
+ * do not see it): `<!-- doctest: skip — why -->` leaves a block unrun (say why),
  * `<!-- doctest: exit N -->` says the block is meant to end with status N (an error shown), and
- * `<!-- doctest: not output -->` marks a json/text block that is not the output above it.
+ * `<!-- doctest: not output -->` marks a json/text block that is not the output above it. Shell
+ * blocks only: `<!-- doctest: background until "TEXT" -->` starts one in the background and waits
+ * for TEXT in its output, and `<!-- doctest: run "COMMAND" -->` runs COMMAND in its place (the
+ * command a test run can stand in for, such as `npm start` for `npm ci && npm start`).
  */
-export interface ShellBlock {
+export interface CodeBlock {
   /** 1-based line of the opening fence, for messages. */
   line: number;
+  lang: Lang;
   code: string;
   skip?: string;
   background?: string;
@@ -20,7 +22,7 @@ export interface ShellBlock {
   replacement?: string;
   /** The exit status the block ends with, when it is meant to fail (`exit N`). */
   exit?: number;
-  /** The json and text blocks right after it (before any other prose heading or shell block). */
+  /** The json and text blocks right after it (before any heading or other block to run). */
   outputs: OutputBlock[];
 }
 
@@ -30,15 +32,24 @@ export interface OutputBlock {
   text: string;
 }
 
-const SHELL = new Set(["sh", "bash", "shell"]);
+export type Lang = "shell" | "typescript" | "python";
+
+const LANGS = new Map<string, Lang>([
+  ["sh", "shell"],
+  ["bash", "shell"],
+  ["shell", "shell"],
+  ["ts", "typescript"],
+  ["typescript", "typescript"],
+  ["python", "python"],
+]);
 const FENCE = /^(\s*)```(\S*)\s*$/;
 const DIRECTIVE = /^<!--\s*doctest:\s*(.*?)\s*-->\s*$/;
 
-export function shellBlocks(markdown: string): ShellBlock[] {
+export function codeBlocks(markdown: string): CodeBlock[] {
   const lines = markdown.split("\n");
-  const blocks: ShellBlock[] = [];
+  const blocks: CodeBlock[] = [];
   let directive: string | undefined;
-  let current: ShellBlock | undefined;
+  let current: CodeBlock | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const found = DIRECTIVE.exec(line);
@@ -53,16 +64,19 @@ export function shellBlocks(markdown: string): ShellBlock[] {
       if (line.trim() !== "") directive = undefined;
       continue;
     }
-    const lang = fence[2]!;
+    const tag = fence[2]!;
+    const lang = LANGS.get(tag);
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
     const text = body.join("\n");
-    if (SHELL.has(lang)) {
-      current = { line: start + 1, code: text, outputs: [], ...parseDirective(directive, start + 1) };
+    if (lang) {
+      current = { line: start + 1, lang, code: text, outputs: [], ...parseDirective(directive, start + 1) };
+      if (lang !== "shell" && (current.background !== undefined || current.replacement !== undefined))
+        throw new Error(`line ${start + 1}: background and run "…" are for shell blocks`);
       blocks.push(current);
-    } else if ((lang === "json" || lang === "text") && current && directive !== "not output") {
-      current.outputs.push({ line: start + 1, lang, text });
+    } else if ((tag === "json" || tag === "text") && current && directive !== "not output") {
+      current.outputs.push({ line: start + 1, lang: tag, text });
     }
     directive = undefined;
   }
@@ -72,14 +86,14 @@ export function shellBlocks(markdown: string): ShellBlock[] {
 function parseDirective(
   directive: string | undefined,
   line: number,
-): Pick<ShellBlock, "skip" | "background" | "replacement" | "exit"> {
+): Pick<CodeBlock, "skip" | "background" | "replacement" | "exit"> {
   if (directive === undefined) return {};
   const skip = /^skip\b\s*(?:[—:-]\s*)?(.*)$/.exec(directive);
   if (skip) {
     if (!skip[1]) throw new Error(`line ${line}: a skipped block says why (doctest: skip — why)`);
     return { skip: skip[1] };
   }
-  const result: Pick<ShellBlock, "background" | "replacement" | "exit"> = {};
+  const result: Pick<CodeBlock, "background" | "replacement" | "exit"> = {};
   const run = /\brun "([^"]+)"/.exec(directive);
   if (run) result.replacement = run[1];
   const background = /\bbackground until "([^"]+)"/.exec(directive);
