@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { authOverhead } from "./auth-overhead.ts";
+import { clients } from "./clients.ts";
 import { createContacts } from "./create-contacts.ts";
 import { functionInvoke } from "./function-invoke.ts";
 import { isolatePool } from "./isolate-pool.ts";
@@ -30,6 +31,7 @@ const BENCHMARKS: Benchmark[] = [
   isolatePool,
   functionInvoke,
   syncPlanner,
+  clients,
 ];
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
@@ -68,6 +70,8 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   webhook-delivery: --deliveries=N --samples=S
   isolate-pool: --boots=N --invokes=N --idle=N
   sync-planner: --records=N (per resource) --rounds=R
+  clients: --invoices=N (at most 10,000) --passes=N --contacts=N --blocks=N --rounds=R
+           (the Python rows' venv is made by TESSERA_TEST_PYTHON, else python3)
   function-invoke: --duration=S --warmup=S --rounds=R --connections=C
                    --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url
                    --baseline=<checkout> (also its tessera, loaded in the same rounds)

@@ -183,7 +183,7 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
           before &&
           Array.isArray(condition.value) &&
           Array.isArray(before.value) &&
-          (before.value).every((value) => (condition.value as string[]).includes(value));
+          before.value.every((value) => (condition.value as string[]).includes(value));
         if (wider && (condition.field === "status" || condition.field === "stage"))
           plan.where.splice(plan.where.indexOf(condition), 1);
       }
