@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError, sha256Hex, type Clock, type Config, type SecretBox } from "../../core/index.ts";
+import { AppError, sha256Hex, type Clock, type Config, type Logger, type SecretBox } from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { AppEnv } from "../env.ts";
 import {
@@ -36,6 +36,7 @@ export function idempotency(deps: {
   clock: Clock;
   config: Config;
   secretBox: SecretBox;
+  log: Logger;
 }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
@@ -95,18 +96,32 @@ export function idempotency(deps: {
       await releaseIdempotencyKey(deps.store, scope);
       return;
     }
-    const body = await c.res.clone().text();
+    const status = c.res.status;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = c.res.headers.get(name);
       if (value) headers[name] = value;
     }
-    await saveIdempotentResponse(deps.store, {
-      ...scope,
-      status: c.res.status,
-      headers,
-      body: deps.secretBox.seal(body),
-    });
+    const save = (body: string) =>
+      saveIdempotentResponse(deps.store, { ...scope, status, headers, body: deps.secretBox.seal(body) });
+    // A stream (SYNC's reply as Server-Sent Events) reaches its caller as it is written: waiting for its
+    // end to store it held every event back until the last. It is stored when it ends; until then a
+    // retry with the key is told the first is still in progress (409), as for any request in flight.
+    if (c.res.body && c.res.headers.get("content-type")?.startsWith("text/event-stream")) {
+      const [toCaller, toStore] = c.res.body.tee();
+      c.res = new Response(toCaller, c.res);
+      void new Response(toStore)
+        .text()
+        .then(save)
+        .catch(async (error: unknown) => {
+          deps.log.warn("idempotency: a streamed answer was not stored; its key is released", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          await releaseIdempotencyKey(deps.store, scope).catch(() => undefined);
+        });
+      return;
+    }
+    await save(await c.res.clone().text());
   };
 }
 

@@ -186,6 +186,45 @@ describe.each(storeKinds())("Idempotency-Key on $name", (kind) => {
     expect(await total(org)).toBe(0);
   });
 
+  it("passes a streamed answer on as it is written, and replays it whole once it ended", async () => {
+    const org = await t.newOrg();
+    const key = newKey();
+    const chat = () =>
+      t.fetch("/v1/sync/chat", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${org.key}`,
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          "idempotency-key": key,
+        },
+        body: JSON.stringify({ message: "how many contacts do we have?" }),
+      });
+    // SYNC stores the interaction in a transaction after its reply's deltas are written: held there,
+    // the caller has the reply's first event already, and not yet its end.
+    const held = faulty.holdNextTransaction();
+    const response = await chat();
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain("event: delta");
+    await held.reached;
+    expect((await chat()).status).toBe(409);
+    held.release();
+    let text = first;
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      text += new TextDecoder().decode(chunk.value);
+    expect(text).toContain("event: interaction");
+    // Stored when it ended: the same key replays the same events.
+    let replay = await chat();
+    for (let tries = 0; replay.status === 409 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      replay = await chat();
+    }
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.text()).toBe(text);
+  });
+
   it("accepts a key of 255 characters", async () => {
     const org = await t.newOrg();
     const response = await post(org, "k".repeat(255), { name: "Ada" });
