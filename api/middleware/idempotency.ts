@@ -1,5 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError, sha256Hex, type Clock, type Config, type Logger, type SecretBox } from "../../core/index.ts";
+import {
+  AppError,
+  sha256Hex,
+  type Clock,
+  type Config,
+  type Logger,
+  type SecretBox,
+} from "../../core/index.ts";
 import type { Store } from "../../store/index.ts";
 import type { AppEnv } from "../env.ts";
 import {
