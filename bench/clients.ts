@@ -348,6 +348,14 @@ function result(
     targets.push(
       target(`${client} ≥ ${MIN_RATIO}× ${language.raw} (paging)`, paging, ">=", MIN_RATIO, "×"),
       target(`${client} ≥ ${MIN_RATIO}× ${language.raw} (creating)`, creating, ">=", MIN_RATIO, "×"),
+      // The same request by hand: what the client itself adds to a create, the key's server cost apart.
+      target(
+        `${client} ≥ ${MIN_RATIO}× ${language.raw} + Idempotency-Key (creating)`,
+        ratio("creating/raw+key", "creating/client"),
+        ">=",
+        MIN_RATIO,
+        "×",
+      ),
       target(`${client} sends no more requests than ${language.raw}`, trips, "<=", 1, "×"),
     );
     details[language.name] = {

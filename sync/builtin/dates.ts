@@ -138,6 +138,16 @@ const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
     /\bday before yesterday\b/g,
     (_m, today) => ({ range: range(addDays(today, -2), addDays(today, -2), "") }),
   ],
+  // "last weekend": the Saturday and Sunday before this week; "this weekend": this week's.
+  [
+    /\b(last|this|next)\s+weekend\b/g,
+    (m, today) => {
+      const day = new Date(`${today}T00:00:00Z`).getUTCDay();
+      const monday = addDays(today, -((day + 6) % 7));
+      const saturday = addDays(monday, m[1] === "last" ? -2 : m[1] === "next" ? 12 : 5);
+      return { range: range(saturday, addDays(saturday, 1), `${m[1]} weekend`) };
+    },
+  ],
   [/\byesterday\b/g, (_m, today) => ({ range: range(addDays(today, -1), addDays(today, -1), "yesterday") })],
   [/\b(?:today|tonight)\b/g, (_m, today) => ({ range: range(today, today, "today") })],
   [/\btomorrow\b/g, (_m, today) => ({ range: range(addDays(today, 1), addDays(today, 1), "tomorrow") })],

@@ -154,6 +154,7 @@ const KEY_WORDS = [
   "lowest",
   "revenue",
   "pipeline",
+  "catalogue",
 ];
 const KEY_SET = new Set(KEY_WORDS);
 /** Real words one edit from a key word: never corrected ("contract" is not "contact"). */

@@ -25,6 +25,8 @@ export interface Amount {
   end: number;
   /** Followed by a time unit: "45 days". */
   unit?: string;
+  /** The multiplier written with it ("k": 1,000), 1 without. */
+  scale: number;
 }
 
 /** Every number in the message with its multiplier and currency: "10k", "$2,500", "300 usd", "45 days". */
@@ -46,7 +48,7 @@ export function amountsIn(lower: string, dateSpans: readonly Span[]): Amount[] {
         ? (CURRENCY_WORDS[word.toLowerCase()] ?? word.toUpperCase())
         : undefined;
     const unit = /^\s*(days?|weeks?|months?|years?)\b/.exec(lower.slice(end))?.[1];
-    found.push({ value, ...(currency ? { currency } : {}), start, end, ...(unit ? { unit } : {}) });
+    found.push({ value, scale, ...(currency ? { currency } : {}), start, end, ...(unit ? { unit } : {}) });
   }
   return found;
 }
@@ -89,7 +91,12 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
     if (next && ((between.test(before) && joined) || dashed)) {
       if (!moneyField) continue;
       const currency = amount.currency ?? next.currency;
-      const [low, high] = [amount.value, next.value].sort((a, b) => a - b) as [number, number];
+      // "5-20k": the second's multiplier is the first's too, when the first has none of its own.
+      const first =
+        next.scale > 1 && amount.scale === 1 && amount.value * next.scale <= next.value
+          ? amount.value * next.scale
+          : amount.value;
+      const [low, high] = [first, next.value].sort((a, b) => a - b) as [number, number];
       plan.where.push(
         { field: moneyField, op: "gte", value: low },
         { field: moneyField, op: "lte", value: high },

@@ -170,6 +170,18 @@ export function statuses(reading: Reading, plan: QueryPlan): void {
         plan.structured.push("negation");
     }
   }
+  // "unpaid invoices that aren't due yet": a status inside another narrows it (open ⊂ open or
+  // overdue); statuses side by side ("open or overdue") are either.
+  const groups = found.filter((one) => plan.adjectives.includes(one.phrase)).map((one) => new Set(one.value));
+  const nested = groups.find((small) =>
+    groups.some(
+      (large) => large !== small && large.size > small.size && [...small].every((v) => large.has(v)),
+    ),
+  );
+  if (nested && groups.every((group) => [...nested].every((v) => group.has(v)))) {
+    include.clear();
+    for (const value of nested) include.add(value);
+  }
   if (include.size > 0) plan.where.push({ field: spec.field, op: "in", value: [...include] });
   if (exclude.size > 0) plan.where.push({ field: spec.field, op: "not_in", value: [...exclude] });
   // "what % of unpaid invoices are overdue": the statuses after the verb are the share's, those before its whole.
@@ -341,8 +353,11 @@ function paymentMethods(reading: Reading, plan: QueryPlan): void {
 function directions(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;
   const word = /\b(inbound|incoming|outbound|outgoing)\b/.exec(lower);
-  const sent = /\b(?:did we send|we sent|we send|sent by us|we made|did we make)\b/.exec(lower);
-  const got = /\b(?:did we get|we got|we received|did we receive|sent to us|they sent|replied)\b/.exec(lower);
+  const sent = /\b(?:did we send|we sent|we send|sent by us|we made|did we make|went out)\b/.exec(lower);
+  const got =
+    /\b(?:did we get|we got|we received|did we receive|sent to us|sent us|emailed us|called us|texted us|they sent|replied|came in)\b/.exec(
+      lower,
+    );
   const match = word ?? sent ?? got;
   if (!match) return;
   let value = word

@@ -144,6 +144,25 @@ export function sorting(reading: Reading, plan: QueryPlan): boolean {
   return true;
 }
 
+/** "when's Juniper's next invoice due": the open invoice falling due first. */
+export function nextDue(reading: Reading, plan: QueryPlan): boolean {
+  if (plan.resource !== "invoices") return false;
+  const match =
+    /\bnext\s+(?:\w+\s+)?(?:invoice|bill|inv|payment)s?\s+(?:that\s+is\s+|is\s+)?(?:due|falling due)\b/.exec(
+      reading.lower,
+    );
+  if (!match) return false;
+  reading.take(match.index, match.index + match[0].length);
+  plan.order = { field: "due_date", descending: false, said: "falling due next" };
+  plan.limit = 1;
+  if (!plan.where.some((condition) => condition.field === "status")) {
+    plan.where.push({ field: "status", op: "in", value: ["open"] });
+    plan.adjectives.push("open");
+  }
+  plan.structured.push("order");
+  return true;
+}
+
 /** "which deal is expected to close last", "what closes first": deals by their expected close date. */
 export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
   if (plan.resource !== "deals") return false;

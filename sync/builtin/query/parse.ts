@@ -6,7 +6,7 @@ import { findPhrases } from "../vocabulary.ts";
 import { aggregates, groups } from "./aggregates.ts";
 import { amountsIn, comparisons, lateness } from "./amounts.ts";
 import { fieldValues, negations, STATUS_TABLES, statuses, tags } from "./filters.ts";
-import { closingOrder, latest, ranking, sorting, superlatives } from "./orders.ts";
+import { closingOrder, latest, nextDue, ranking, sorting, superlatives } from "./orders.ts";
 import { phrases, type QueryPlan, type Reading, type Span } from "./reading.ts";
 import { NEVER_TALKED, relatedNoun, relations } from "./relations.ts";
 import { windows } from "./windows.ts";
@@ -222,6 +222,8 @@ const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
   ["last meeting", "communications"],
   ["email we got", "communications"],
   ["email from", "communications"],
+  ["last text", "communications"],
+  ["last texted", "communications"],
   ["win rate", "deals"],
   ["close rate", "deals"],
   ["loss rate", "deals"],
@@ -289,7 +291,7 @@ function resourceOf(
   }
   // "emails sent or received last month": a channel sent or received stands for conversations.
   if (
-    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts|sms)\s+(?:did\s+|do\s+|have\s+|has\s+)?(?:we\s+)?(?:sent|send|received|receive|get|got|logged)\b/.test(
+    /\b(?:e-?mails|phone calls|calls|meetings|text messages|texts|sms)\s+(?:did\s+|do\s+|have\s+|has\s+)?(?:we\s+)?(?:sent|send|received|receive|get|got|logged|went out|came in)\b/.test(
       reading.lower,
     ) &&
     phrases(reading, RESOURCE_WORDS).length === 0
@@ -374,6 +376,7 @@ export function parseQuery(
     !ranking(reading, plan) &&
     !latest(reading, plan) &&
     !closingOrder(reading, plan) &&
+    !nextDue(reading, plan) &&
     !sorting(reading, plan)
   )
     superlatives(reading, plan, amounts);
@@ -497,6 +500,7 @@ export function parseQuery(
 /** Words that turn a question around or bound it: left unread, no reader may answer as if they were not said. */
 const DOUBT = new Set([
   "not",
+  "non",
   "zero",
   "nothing",
   "none",

@@ -129,7 +129,9 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       )) ||
       // The intents read a window on conversations, unless a channel is named ("emails sent last month").
       (plan.resource === "communications" && !/\b(sent|received|logged)\b/.test(reading.lower)) ||
-      (field === "closed_at" && !/\b(today|yesterday|this week)\b/.test(reading.lower)) ||
+      // The intents read deals closed in a calendar period ("won last month"), not a rolling one.
+      (field === "closed_at" &&
+        !/\b(today|yesterday|this week|past|last \d+|\d+ days)\b/.test(reading.lower)) ||
       field === "verified_at" ||
       (field === "due_date" &&
         period.range.to > today &&
@@ -140,7 +142,8 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   if (!intentsRead) plan.structured.push("window");
   const stated = plan.where.some((c) => c.field === "status" || c.field === "stage");
   // What is due is what is still to be paid; what is expected to close is still in the pipeline.
-  if (field === "due_date" && !stated) {
+  // "which invoices have a due date of April 6": every invoice with that date, paid or not.
+  if (field === "due_date" && !stated && !/\bdue dates?\s+(?:of|on|is|was|=)\b/.test(reading.lower)) {
     const future = (from ?? today) >= today;
     plan.where.push({ field: "status", op: "in", value: future ? ["open"] : ["open", "overdue"] });
     plan.adjectives.push(future ? "open" : "unpaid");

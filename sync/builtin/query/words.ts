@@ -57,6 +57,8 @@ export const RESOURCE_WORDS: ReadonlyArray<[string, ResourceName]> = [
   ["conversations", "communications"],
   ["touchpoints", "communications"],
   ["messages", "communications"],
+  ["convos", "communications"],
+  ["convo", "communications"],
 ];
 
 /** The plural a reply names a resource by. */
