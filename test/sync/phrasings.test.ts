@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, type Asked, type Harness } from "./builtin/harness.ts";
+import { createHarness, type Harness } from "./builtin/harness.ts";
 import { aggregates, superlatives, thresholds } from "./phrasings/cases-1-3.ts";
 import { negations, windows } from "./phrasings/cases-4-5.ts";
 import { named, refinements } from "./phrasings/cases-6-7.ts";
 import {
   CATEGORY_NAMES,
-  createQ,
   describeWrong,
   formatTally,
-  grade,
+  gradeAll,
   tally,
   type Case,
   type Category,
@@ -53,39 +52,7 @@ let tallies: Tally[] = [];
 
 beforeAll(async () => {
   h = await createHarness();
-  const q = createQ(h);
-  for (const c of CASES) {
-    let expectation;
-    try {
-      expectation = await c.expect(q);
-    } catch (error) {
-      graded.push({
-        case: c,
-        truthError: (error as Error).message,
-        verdict: "wrong",
-        reply: "",
-        missing: [],
-        unwanted: [],
-      });
-      continue;
-    }
-    let asked: Asked;
-    try {
-      asked = c.messages.length === 1 ? await h.ask(c.messages[0]!) : (await h.converse(c.messages)).at(-1)!;
-    } catch (error) {
-      graded.push({
-        case: c,
-        expectation,
-        verdict: "wrong",
-        reply: `(the planner threw) ${(error as Error).stack ?? String(error)}`,
-        missing: expectation.present,
-        unwanted: [],
-        why: "threw",
-      });
-      continue;
-    }
-    graded.push(grade(c, expectation, asked));
-  }
+  graded.push(...(await gradeAll(h, CASES)));
   tallies = tally(graded.filter((g) => !g.truthError));
   console.log(`\n## SYNC phrasing exam: ${CASES.length} cases\n\n${formatTally(tallies)}`);
   // SYNC_PHRASINGS_SHOW=honest lists the cases answered honestly (what to teach the planner next).

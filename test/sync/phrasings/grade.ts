@@ -355,3 +355,61 @@ export function describeWrong(g: Graded): string {
   const reply = g.reply.length > 1200 ? `${g.reply.slice(0, 1200)}…` : g.reply;
   return `[category ${g.case.category}] ${g.why}\n${turns}\n  reply: ${reply.replace(/\n/g, "\n         ")}`;
 }
+
+/**
+ * Every case asked of the planner and graded: its truth computed first (a truth that fails is kept,
+ * with `truthError`, for the exam to report), then the question asked (a conversation's last turn
+ * graded), a planner that throws graded wrong.
+ */
+export async function gradeAll(h: Harness, cases: readonly Case[]): Promise<Graded[]> {
+  const q = createQ(h);
+  const graded: Graded[] = [];
+  for (const c of cases) {
+    let expectation: Expectation;
+    try {
+      expectation = await c.expect(q);
+    } catch (error) {
+      graded.push({
+        case: c,
+        truthError: (error as Error).message,
+        verdict: "wrong",
+        reply: "",
+        missing: [],
+        unwanted: [],
+      });
+      continue;
+    }
+    let asked: Asked;
+    try {
+      asked = c.messages.length === 1 ? await h.ask(c.messages[0]!) : (await h.converse(c.messages)).at(-1)!;
+    } catch (error) {
+      graded.push({
+        case: c,
+        expectation,
+        verdict: "wrong",
+        reply: `(the planner threw) ${(error as Error).stack ?? String(error)}`,
+        missing: expectation.present,
+        unwanted: [],
+        why: "threw",
+      });
+      continue;
+    }
+    graded.push(grade(c, expectation, asked));
+  }
+  return graded;
+}
+
+/** The cases not answered right, each with its verdict, its reply's first line and what the truth expected. */
+export function notRight(graded: readonly Graded[]): string {
+  return graded
+    .filter((g) => !g.truthError && g.verdict !== "right")
+    .map((g) =>
+      [
+        `${g.case.category} ${g.verdict.toUpperCase()} ${JSON.stringify(g.case.messages)}`,
+        `   reply: ${g.reply.split("\n")[0]}`,
+        ...(g.why ? [`   why: ${g.why}`] : []),
+        `   expected: ${JSON.stringify(g.expectation?.present)}`,
+      ].join("\n"),
+    )
+    .join("\n");
+}
