@@ -52,7 +52,12 @@ const id = (sql: string): Field => ({ kind: "id", sql });
 const CONTACT_NAME = (table: string): Field =>
   text(`(SELECT c.name FROM contacts c WHERE c.id = ${table}.contact_id AND c.org_id = ${table}.org_id)`);
 
-/** How many records of `table` point at this one through `key` (and meet `where`), in the same organization. */
+/**
+ * How many records of `table` point at this one through `key` (and meet `where`), in the same
+ * organization. Only a table of the record's own engine: `query_records` checks the caller's scope
+ * for the resource asked about, so a count across engines (a contact's invoices) would let a
+ * growth-only key read finance data.
+ */
 const RELATED_COUNT = (table: string, key: string, own: string, description: string, where = ""): Field => ({
   kind: "number",
   sql: `(SELECT count(*)::int FROM ${table} r WHERE r.${key} = ${own}.id AND r.org_id = ${own}.org_id${where ? ` AND ${where}` : ""})`,
@@ -154,7 +159,6 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
       "how many conversations with them",
     ),
     deals: RELATED_COUNT("deals", "contact_id", "contacts", "how many deals they are the contact of"),
-    invoices: RELATED_COUNT("invoices", "contact_id", "contacts", "how many invoices are billed to them"),
     created_at: instant("created_at"),
   },
   deals: {

@@ -11,6 +11,9 @@ import {
   type ToolContext,
 } from "../../sync/index.ts";
 import { nearestNames } from "../../sync/tools/lookup.ts";
+import { FIELDS } from "../../sync/tools/query.ts";
+import { engineOf } from "../../sync/tools/records.ts";
+import type { ResourceName } from "../../sync/tools/resources.ts";
 import type { Store } from "../../store/index.ts";
 import { storeKinds } from "../helpers/stores.ts";
 
@@ -359,6 +362,21 @@ describe.each(storeKinds())("SYNC tools on $name", (kind) => {
       expect(grouped.values.map((v) => [v.key, Number(v.value)])).toEqual(
         perContact.map((r) => [r.name, r.n]),
       );
+    });
+
+    it("reads, for any field, only tables of the engine whose scope the query was checked against", () => {
+      // A field's SQL naming another engine's table (a contact's invoices) would let a growth-only key read finance data.
+      for (const [resource, fields] of Object.entries(FIELDS) as Array<
+        [ResourceName, (typeof FIELDS)[ResourceName]]
+      >) {
+        for (const [name, field] of Object.entries(fields)) {
+          for (const [, table] of field.sql.matchAll(/\bFROM\s+(\w+)/gi)) {
+            expect(engineOf(table as ResourceName), `${resource}.${name} reads ${table}`).toBe(
+              engineOf(resource),
+            );
+          }
+        }
+      }
     });
 
     it("says a draft or a void invoice owes nothing", async () => {

@@ -256,12 +256,15 @@ function resourceOf(
   memory: ResourceName | undefined,
 ): { resource: ResourceName; named: boolean; byStatus?: boolean } | undefined {
   // "which of those have deals" after a list of contacts: still the contacts, by what they have.
-  if (
-    memory &&
-    /\b(?:of those|of them|of these|which of)\b/.test(reading.lower) &&
-    relatedNoun(memory, reading.lower)
-  )
-    return { resource: memory, named: false };
+  if (memory && /\b(?:of those|of them|of these|which of)\b/.test(reading.lower)) {
+    if (relatedNoun(memory, reading.lower)) return { resource: memory, named: false };
+    // "which of them have overdue invoices" after contacts: a join this layer does not make, not a new list.
+    const named = phrases(reading, RESOURCE_WORDS);
+    if (named.length > 0 && !named.some((found) => found.value === memory)) {
+      reading.other.push(...named);
+      return { resource: memory, named: false };
+    }
+  }
   // "contacts we've never contacted": contacts without conversations (relations.ts).
   if (NEVER_TALKED.test(reading.lower)) {
     const contacts = phrases(reading, RESOURCE_WORDS).find((found) => found.value === "contacts");

@@ -24,7 +24,6 @@ const RELATED: Partial<Record<ResourceName, readonly Related[]>> = {
       label: "conversations",
     },
     { words: "deals?|opportunit(?:y|ies)|opps", field: "deals", label: "deals" },
-    { words: "invoices?|bills?", field: "invoices", label: "invoices" },
   ],
   candidates: [
     { words: "verified skills?", field: "verified_skills", label: "verified skills" },
