@@ -1,4 +1,4 @@
-import { closeServer, createHealthApp, listen } from "./api/index.ts";
+import { closeServer, createHealthApp, createMetricsApp, listen, startTracing } from "./api/index.ts";
 import {
   disposable,
   Releasers,
@@ -9,6 +9,7 @@ import {
   type Logger,
 } from "./core/index.ts";
 import {
+  backupJobs,
   countOrganizations,
   createApiKey,
   createUserToken,
@@ -20,7 +21,7 @@ import {
 } from "./engines/index.ts";
 import { createFunctionRunWorker, functionJobs } from "./runtime/index.ts";
 import { createServices, type Services } from "./services.ts";
-import { migrate, openDataDir, type Store } from "./store/index.ts";
+import { assertSchemaKnown, migrate, openDataDir, type Store } from "./store/index.ts";
 import { createWebhookWorker, webhookJobs } from "./webhooks/index.ts";
 
 /**
@@ -68,6 +69,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const running = dataDir.runningServer();
       if (running) throw new Error(`another server (pid ${running.pid}) is using ${config.dataDir}`);
     }
+    // Started first, released last: the spans of everything below are sent before it stops.
+    const tracing = await startTracing(config.tracing, log);
+    releasers.add("tracing", () => tracing.dispose());
     // The key for secrets at rest exists from the first start on (ARCHITECTURE.md, "Security
     // model"); the config requires TESSERA_SECRET with DATABASE_URL, so only embedded mode reads
     // the data dir's.
@@ -81,6 +85,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     // Torn down last: everything registered below uses the services.
     releasers.add("services", () => services.dispose());
+    // A node older than the schema refuses here, before it applies or serves anything.
+    await assertSchemaKnown(services.store);
     const applied = await migrate(services.store);
     if (applied.length > 0) log.info("migrations applied", { versions: applied });
     const setupToken = await bootstrapFirstOrganization(services.store, clock, print);
@@ -98,6 +104,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Closing it closes functions' open WebSockets first (1001, api/server.ts), before the isolates go.
     releasers.add("http server", () => closeServer(server, config.shutdownGraceMs));
     if (role !== "worker") await listenForFunctions(services, releasers, print);
+    await listenForMetrics(services, releasers, print);
     if (role !== "api") {
       const runs = createFunctionRunWorker({
         store: services.store,
@@ -157,6 +164,26 @@ async function listenForFunctions(
   print(`functions served at ${config.functionsOrigin.url} (port ${config.functionsOrigin.port})`);
 }
 
+/**
+ * `/metrics` on a listener of its own, when TESSERA_METRICS_PORT is set (on TESSERA_METRICS_HOST,
+ * loopback unless said): every role's, and then the API's port answers 404 for it. Closed before
+ * the main one.
+ */
+async function listenForMetrics(
+  services: Services,
+  releasers: Releasers,
+  print: (line: string) => void,
+): Promise<void> {
+  const { config } = services;
+  if (!config.metricsListener) return;
+  const { host, port } = config.metricsListener;
+  const server = await listen({ app: createMetricsApp(services) }, host, port);
+  releasers.add("metrics http server", () => closeServer(server, config.shutdownGraceMs));
+  const address = server.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  print(`metrics served at http://${host.includes(":") ? `[${host}]` : host}:${bound}/metrics`);
+}
+
 /** The worker role's background work: the scheduler's jobs and the webhook worker. */
 async function startBackground(services: Services, releasers: Releasers): Promise<void> {
   const { config, store, clock, log, secretBox } = services;
@@ -165,6 +192,7 @@ async function startBackground(services: Services, releasers: Releasers): Promis
     ...intelligenceJobs(config),
     ...webhookJobs(config),
     ...functionJobs(config),
+    ...backupJobs(config.backups, services.backupSeal),
   ];
   const scheduler = createScheduler({ store, clock, log, jobs });
   releasers.add("scheduler", () => scheduler.dispose());

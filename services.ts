@@ -48,6 +48,7 @@ import {
 import type { SandboxStats } from "./sandbox/index.ts";
 import {
   API_KEY_CHANGED,
+  createBackupSeal,
   createInvalidations,
   FUNCTION_CHANGED,
   openStore,
@@ -149,6 +150,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       clock,
       store,
       secretBox,
+      backupSeal: createBackupSeal(secret),
       csrfKey: Buffer.from(hkdfSync("sha256", secret, "tessera", "dashboard csrf v1", 32)),
       keys,
       rateLimiter,

@@ -3,7 +3,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ApiDeps, AppEnv, BrowserFace } from "./env.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FunctionsOrigin } from "../core/index.ts";
+import { tracer, withinSpan, type FunctionsOrigin } from "../core/index.ts";
 import {
   createNodeInvocation,
   createNodeUpgrade,
@@ -22,7 +22,7 @@ import {
   rateLimitHeaders,
   type Authenticator,
 } from "./middleware/auth.ts";
-import { recordRequest } from "./observe.ts";
+import { recordRequest, startRequestSpan } from "./observe.ts";
 import { idempotency } from "./middleware/idempotency.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { noStore } from "./middleware/no-store.ts";
@@ -31,9 +31,10 @@ import { createAllowedMethods, notFoundOrNotAllowed } from "./method-not-allowed
 import { asAppError, problemResponse, requestIdOf } from "./problem.ts";
 import { oauthAppRoutes, oauthInstallationRoutes } from "./routes/oauth-apps.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { auditEventRoutes } from "./routes/audit-events.ts";
 import { engineStateRoutes } from "./routes/engine-state.ts";
 import { eventRoutes, eventTypeRoutes } from "./routes/events.ts";
-import { healthRoutes } from "./routes/health.ts";
+import { healthRoutes, metricsRoutes } from "./routes/health.ts";
 import { intelligenceRoutes } from "./routes/intelligence.ts";
 import { apiKeyRoutes, meRoutes } from "./routes/credentials.ts";
 import { resourceRoutes } from "./routes/resources.ts";
@@ -105,6 +106,7 @@ export function createApi(deps: ApiDeps, browser: BrowserFace): Api {
   app.route("/v1/oauth_installations", oauthInstallationRoutes(deps));
   app.route("/v1/events", eventRoutes(deps, deps.catalog));
   app.route("/v1/event_types", eventTypeRoutes(deps.catalog));
+  app.route("/v1/audit_events", auditEventRoutes(deps));
   app.route("/v1/webhook_endpoints", webhookEndpointRoutes(deps.webhookEndpoints));
   app.route("/v1", webhookDeliveryRoutes(deps.webhookDeliveries));
   app.route("/v1/engines", engineStateRoutes(deps.engineState));
@@ -196,7 +198,7 @@ function isHost(host: string, origin: FunctionsOrigin): boolean {
   return lower.endsWith(port) && lower.slice(0, -port.length) === origin.host;
 }
 
-/** The worker role's HTTP face: health probes and metrics only. */
+/** The worker role's HTTP face: health probes and metrics only (metrics unless on a listener of their own). */
 export function createHealthApp(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
@@ -205,20 +207,44 @@ export function createHealthApp(deps: ApiDeps): Hono<AppEnv> {
   return app;
 }
 
-/** Counts and times every request by route pattern (bounded label values) and logs it. */
+/**
+ * `/metrics` alone, for its own listener (TESSERA_METRICS_PORT, main.ts); anything else is a 404.
+ * Not counted in the request metrics: a scrape would count itself.
+ */
+export function createMetricsApp(deps: ApiDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.route("/", metricsRoutes(deps));
+  app.notFound((c) => {
+    const id = requestIdOf(c);
+    return withRequestId(problemResponse(notFoundOrNotAllowed(c, []), id), id);
+  });
+  app.onError((error, c) => renderError(error, c, deps));
+  return app;
+}
+
+/**
+ * Counts and times every request by route pattern (bounded label values) and logs it; while
+ * tracing is on, the request is a span and what it does runs within it (api/observe.ts).
+ */
 function observeRequests(deps: ApiDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    await next();
+    const span = tracer() && startRequestSpan(c.req.method, c.req.path, c.req.header("traceparent"));
+    await (span ? withinSpan(span, next) : next());
     const route = routePath(c);
-    recordRequest(deps, {
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      route: c.res.status === 404 && route === "/*" ? "unmatched" : route,
-      status: c.res.status,
-      seconds: (performance.now() - started) / 1000,
-      org: c.get("principal")?.orgId,
-    });
+    recordRequest(
+      deps,
+      {
+        requestId: c.get("requestId"),
+        method: c.req.method,
+        route: c.res.status === 404 && route === "/*" ? "unmatched" : route,
+        status: c.res.status,
+        seconds: (performance.now() - started) / 1000,
+        org: c.get("principal")?.orgId,
+      },
+      span,
+    );
   };
 }
 

@@ -3,7 +3,7 @@ import type { Clock, Config, Logger, SecretBox } from "../core/index.ts";
 import type { AnyResourceService, EngineStateService, EventType, KeyPrincipal } from "../engines/index.ts";
 import type { SyncService } from "../sync/index.ts";
 import type { FunctionInvoker, FunctionService } from "../runtime/index.ts";
-import type { Store } from "../store/index.ts";
+import type { BackupSeal, Store } from "../store/index.ts";
 import type { WebhookDeliveryService, WebhookEndpointService } from "../webhooks/index.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { Metrics } from "./metrics.ts";
@@ -25,6 +25,8 @@ export interface ApiDeps {
   resources: Map<string, AnyResourceService>;
   /** Seals and opens secrets at rest (webhook signing secrets), keyed by TESSERA_SECRET. */
   secretBox: SecretBox;
+  /** Seals backup manifests and names the secret they need (store/backup.ts), from TESSERA_SECRET. */
+  backupSeal: BackupSeal;
   /** Signs the pre-session CSRF tokens of the sign-in and setup forms; from TESSERA_SECRET, the same on every node. */
   csrfKey: Buffer;
   /** Every event type, with its JSON Schema (`GET /v1/event_types`). */

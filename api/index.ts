@@ -1,5 +1,6 @@
-export { createApi, createHealthApp, type Api } from "./app.ts";
+export { createApi, createHealthApp, createMetricsApp, type Api } from "./app.ts";
 export { closeServer, listen, type Served } from "./server.ts";
+export { startTracing } from "./tracing.ts";
 export { createKeyCache, type KeyCache } from "./auth/key-cache.ts";
 export type { ApiDeps, AppEnv } from "./env.ts";
 export { createMetrics, type MetricSample, type Metrics } from "./metrics.ts";

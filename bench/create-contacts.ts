@@ -1,6 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { systemClock } from "../core/index.ts";
-import { createApiKey, createOrganization, OPERATOR, revokeApiKey } from "../engines/index.ts";
+import {
+  createApiKey,
+  createOrganization,
+  OPERATOR,
+  OPERATOR_ACTOR,
+  revokeApiKey,
+} from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
@@ -60,7 +66,9 @@ export const createContacts: Benchmark = {
       for (const name of ["anchor", "tessera"] as const) {
         const org = await createOrganization(store, { name: `bench-create-${name}-${Date.now()}` });
         const key = await createApiKey(store, org.id, { kind: "full_access", name: "bench" }, OPERATOR);
-        cleanups.unshift(() => revokeApiKey(store, org.id, key.id, systemClock).then(() => undefined));
+        cleanups.unshift(() =>
+          revokeApiKey(store, org.id, key.id, systemClock, OPERATOR_ACTOR).then(() => undefined),
+        );
         const server =
           name === "tessera"
             ? await startTesseraApi(databaseUrl)

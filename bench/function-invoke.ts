@@ -3,6 +3,7 @@ import { createPostgresStore, migrate } from "../store/index.ts";
 import { fileURLToPath } from "node:url";
 import { EXPECTED_BODY, FUNCTIONS, QUERY, type FunctionName } from "./lib/invoke-function.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
+import { startOtlpSink, type OtlpSink } from "./lib/otlp-sink.ts";
 import { NODE_TS, runLoad, startListening, type ListeningProcess } from "./lib/processes.ts";
 import { orderOfRound } from "./lib/rounds.ts";
 import {
@@ -31,6 +32,7 @@ type SubjectKey =
   | "edge-runtime"
   | "tessera"
   | "tessera-url"
+  | "tessera-traced"
   | "baseline"
   | "baseline-url";
 const LABELS: Record<SubjectKey, string> = {
@@ -40,9 +42,17 @@ const LABELS: Record<SubjectKey, string> = {
   "edge-runtime": "edge-runtime (Vercel)",
   tessera: "tessera: deployed function",
   "tessera-url": "tessera, URL parsed",
+  "tessera-traced": "tessera, tracing on (OTLP to a local sink)",
   baseline: "tessera, --baseline tree",
   "baseline-url": "tessera, --baseline tree, URL parsed",
 };
+
+/** The tracing-on subject's sink, its sampler's variables, and what it exported. */
+interface TracedSubject {
+  env: Record<string, string>;
+  sink?: OtlpSink;
+  exported?: { posts: number; bytes: number };
+}
 
 interface Subject {
   key: SubjectKey;
@@ -81,9 +91,18 @@ export const functionInvoke: Benchmark = {
       ? { checkout: options.flags.baseline, node: options.flags["baseline-node"] }
       : undefined;
     const reports: Partial<Record<SubjectKey, LoadReport>> = {};
-    const servers: ListeningProcess[] = [];
+    const servers: Array<Pick<ListeningProcess, "stop">> = [];
+    // `--trace-sampler=parentbased_traceidratio --trace-ratio=0.1`: the traced subject's sampler.
+    const sampler = options.flags["trace-sampler"];
+    const ratio = options.flags["trace-ratio"];
+    const tracing: TracedSubject = {
+      env: {
+        ...(sampler ? { OTEL_TRACES_SAMPLER: sampler } : {}),
+        ...(ratio ? { OTEL_TRACES_SAMPLER_ARG: ratio } : {}),
+      },
+    };
     try {
-      const subjects = await startSubjects(servers, only, baseline);
+      const subjects = await startSubjects(servers, only, baseline, tracing);
       for (const subject of subjects) await expectAnswer(subject);
       options.log(
         `  ${subjects.map((s) => s.key).join(", ")}: ${rounds} round(s) of ${(durationMs / rounds / 1000).toFixed(1)} s each at ${connections} connections`,
@@ -106,17 +125,19 @@ export const functionInvoke: Benchmark = {
           reports[subject.key] = sofar ? mergeReports(sofar, slice) : slice;
         }
       }
+      tracing.exported = tracing.sink?.received();
     } finally {
       for (const server of servers) await server.stop();
     }
-    return result(reports, { connections, warmupMs, durationMs, rounds });
+    return result(reports, { connections, warmupMs, durationMs, rounds }, tracing.exported);
   },
 };
 
 async function startSubjects(
-  servers: ListeningProcess[],
+  servers: Array<Pick<ListeningProcess, "stop">>,
   only: string[] | undefined,
   baseline: { checkout: string; node: string | undefined } | undefined,
+  tracing: TracedSubject,
 ): Promise<Subject[]> {
   const wanted = (key: SubjectKey) => !only || only.includes(key);
   const subjects: Subject[] = [];
@@ -156,6 +177,18 @@ async function startSubjects(
         subjects.push({ key, server, headers, path: `/v1/functions/${name}/invoke/42${QUERY}` });
     }
   }
+  // This tree's server again, tracing every invocation (the default sampler) to a sink that keeps
+  // nothing: what tracing on costs. Tracing off is `tessera` against `--baseline` (the tree before).
+  if (wanted("tessera-traced")) {
+    const sink = await startOtlpSink();
+    servers.push({ stop: () => sink.close() });
+    tracing.sink = sink;
+    const { server, headers } = await startTessera(started, undefined, undefined, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      ...tracing.env,
+    });
+    subjects.push({ key: "tessera-traced", server, headers, path: `/v1/functions/bench/invoke/42${QUERY}` });
+  }
   return subjects;
 }
 
@@ -164,6 +197,7 @@ async function startTessera(
   started: (server: Promise<ListeningProcess>) => Promise<ListeningProcess>,
   checkout: string | undefined,
   node: string | undefined,
+  env: Record<string, string> = {},
 ): Promise<{ server: ListeningProcess; headers: Record<string, string> }> {
   const databaseUrl = await benchDatabaseUrl();
   const store = createPostgresStore({ url: databaseUrl, poolSize: 1 });
@@ -180,7 +214,7 @@ async function startTessera(
   } finally {
     await store.dispose();
   }
-  const server = await started(startTesseraApi(databaseUrl, { checkout, node }));
+  const server = await started(startTesseraApi(databaseUrl, { checkout, node, env }));
   const deployments: Array<[string, FunctionName]> = [
     ["bench", "trivial"],
     ["bench-url", "url"],
@@ -210,27 +244,34 @@ async function expectAnswer(subject: Subject): Promise<void> {
 function result(
   reports: Partial<Record<SubjectKey, LoadReport>>,
   params: Record<string, unknown>,
+  exported: { posts: number; bytes: number } | undefined,
 ): BenchResult {
   const measured = Object.fromEntries(
     Object.entries(reports).map(([key, report]) => [key, loadStats(report)]),
   ) as Partial<Record<SubjectKey, LoadStats>>;
   const anchor = measured.hono;
-  const rows = Object.entries(measured).map(([key, s]) =>
-    loadRow(
-      LABELS[key as SubjectKey],
-      s,
-      anchor === undefined
-        ? undefined
-        : key === "hono"
-          ? "1.00×"
-          : `${(s.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`,
-    ),
-  );
   const ratio = (a: SubjectKey, b: SubjectKey) => {
     const x = measured[a];
     const y = measured[b];
     return x && y ? x.reqPerSec / y.reqPerSec : undefined;
   };
+  /** Main-thread CPU per invocation of `a` over `b`'s: steadier than the rate on a shared machine. */
+  const cpuRatio = (a: SubjectKey, b: SubjectKey) => {
+    const x = measured[a]?.cpuPerRequestUs.serverMainThread;
+    const y = measured[b]?.cpuPerRequestUs.serverMainThread;
+    return x && y ? x / y : undefined;
+  };
+  const versus = (key: SubjectKey, s: LoadStats) => {
+    const parts = [];
+    if (anchor)
+      parts.push(key === "hono" ? "1.00×" : `${(s.reqPerSec / anchor.reqPerSec).toFixed(2)}× req/s`);
+    const off = key === "tessera-traced" ? ratio("tessera-traced", "tessera") : undefined;
+    if (off !== undefined) parts.push(`${off.toFixed(3)}× tracing off`);
+    return parts.length > 0 ? parts.join("; ") : undefined;
+  };
+  const rows = Object.entries(measured).map(([key, s]) =>
+    loadRow(LABELS[key as SubjectKey], s, versus(key as SubjectKey, s)),
+  );
   const ratios = {
     hono: ratio("tessera", "hono"),
     workerd: ratio("tessera", "workerd"),
@@ -238,6 +279,9 @@ function result(
     edgeRuntime: ratio("tessera", "edge-runtime"),
     baseline: ratio("tessera", "baseline"),
     baselineUrl: ratio("tessera-url", "baseline-url"),
+    baselineCpu: cpuRatio("tessera", "baseline"),
+    tracingOn: ratio("tessera-traced", "tessera"),
+    tracingOnCpu: cpuRatio("tessera-traced", "tessera"),
   };
   const targets = [
     ratios.hono !== undefined && target("tessera req/s ≥ 0.5× bare Hono", ratios.hono, ">=", 0.5, "×"),
@@ -254,6 +298,17 @@ function result(
         90,
         "µs",
       ),
+    // Tracing off costs at most 2 % against the tree before it (run with --baseline=<that tree>).
+    ratios.baseline !== undefined &&
+      target("tracing off: req/s ≥ 0.98× the --baseline tree", ratios.baseline, ">=", 0.98, "×"),
+    ratios.baselineCpu !== undefined &&
+      target(
+        "tracing off: main-thread CPU per invocation ≤ 1.02× the --baseline tree",
+        ratios.baselineCpu,
+        "<=",
+        1.02,
+        "×",
+      ),
     ...generatorTargets(measured),
   ].filter((t) => t !== false && t !== undefined);
   return {
@@ -262,6 +317,6 @@ function result(
     params,
     rows,
     targets,
-    details: { measured, ratios },
+    details: { measured, ratios, ...(exported ? { tracing: { exported } } : {}) },
   };
 }

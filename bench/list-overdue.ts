@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isoDate, systemClock } from "../core/index.ts";
-import { createApiKey, OPERATOR, revokeApiKey } from "../engines/index.ts";
+import { createApiKey, OPERATOR, OPERATOR_ACTOR, revokeApiKey } from "../engines/index.ts";
 import { createPostgresStore, migrate, type Store } from "../store/index.ts";
 import { mergeReports, type LoadReport } from "./lib/load-report.ts";
 import { NODE_TS, runLoad, startListening } from "./lib/processes.ts";
@@ -74,7 +74,9 @@ export const listOverdue: Benchmark = {
       const seed = await seedInvoiceOrg(store, invoices, options.log, lagDays);
       options.log(`  ${seed.seeded ? "seeded" : "reused"} in ${(seed.seedMs / 1000).toFixed(1)} s`);
       const key = await createApiKey(store, seed.orgId, { kind: "full_access", name: "bench" }, OPERATOR);
-      cleanups.unshift(async () => void (await revokeApiKey(store, seed.orgId, key.id, systemClock)));
+      cleanups.unshift(
+        async () => void (await revokeApiKey(store, seed.orgId, key.id, systemClock, OPERATOR_ACTOR)),
+      );
 
       const server = await startTesseraApi(databaseUrl);
       cleanups.unshift(server.stop);

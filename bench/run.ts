@@ -73,9 +73,10 @@ ${BENCHMARKS.map((b) => `  ${b.name.padEnd(15)} ${b.summary}`).join("\n")}
   clients: --invoices=N (at most 10,000) --passes=N --contacts=N --blocks=N --rounds=R
            (the Python rows' venv is made by TESSERA_TEST_PYTHON, else python3)
   function-invoke: --duration=S --warmup=S --rounds=R --connections=C
-                   --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url
+                   --subjects=hono,workerd,workerd-url,edge-runtime,tessera,tessera-url,tessera-traced
                    --baseline=<checkout> (also its tessera, loaded in the same rounds)
-                   --baseline-node=<node binary> (the baseline's server on another Node.js)`;
+                   --baseline-node=<node binary> (the baseline's server on another Node.js)
+                   --trace-sampler=NAME --trace-ratio=R (tessera-traced's OTEL_TRACES_SAMPLER, _ARG)`;
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));

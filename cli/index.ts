@@ -7,7 +7,11 @@ import { functionsClient } from "./api-client.ts";
 const USAGE = `usage: tessera <command>
 
   serve [--role all|api|worker]   start the service (default role: all)
-  migrate                         apply pending migrations
+  migrate [--dry-run]             apply pending migrations (--dry-run: list them, apply nothing)
+  backup [--out FILE]             an online backup of the whole store to one archive, while the server
+                                  runs (default: TESSERA_BACKUP_DIR, else $TESSERA_DATA_DIR/backups)
+  restore FILE [--force]          restore an archive into an empty store (--force: empty it first);
+                                  DATABASE_URL=… restores into PostgreSQL: the move off the embedded store
   orgs create NAME [--plan free|pro|enterprise]
   orgs list
   keys create --org ORG --kind full_access|read_only|engine [--engines finance,growth] [--access read|write] [--name N]
@@ -84,6 +88,9 @@ export async function runCli(
       dir: { type: "string" },
       port: { type: "string" },
       "env-file": { type: "string" },
+      out: { type: "string" },
+      force: { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
     },
   });
   const [command, sub, arg] = positionals;
@@ -118,6 +125,20 @@ export async function runCli(
     try {
       const { functionsCommand } = await import("./functions-command.ts");
       return await functionsCommand(positionals.slice(1), values, config, env);
+    } catch (error) {
+      console.error(`error: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+
+  if (command === "backup" || command === "restore" || (command === "migrate" && values["dry-run"])) {
+    if (command === "restore" && !sub) return usage("restore FILE [--force]");
+    try {
+      const { backupCommand, pendingCommand, restoreCommand } = await import("./store-commands.ts");
+      if (command === "backup") console.log(await backupCommand(config, values.out));
+      else if (command === "restore") console.log(await restoreCommand(config, sub!, values.force));
+      else console.log(await pendingCommand(config));
+      return 0;
     } catch (error) {
       console.error(`error: ${(error as Error).message}`);
       return 1;

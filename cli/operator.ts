@@ -6,6 +6,7 @@ import {
   listApiKeys,
   listOrganizations,
   OPERATOR,
+  OPERATOR_ACTOR,
   seedDemo,
   inviteMember,
   InvitationSchema,
@@ -19,7 +20,7 @@ import {
   type SeedSummary,
 } from "../engines/index.ts";
 import { createServices, type Services } from "../services.ts";
-import { migrate, openDataDir } from "../store/index.ts";
+import { assertSchemaKnown, migrate, openDataDir } from "../store/index.ts";
 
 /**
  * Operator commands, direct on the store or through a running server. PGlite
@@ -52,6 +53,10 @@ export async function openOperator(config: Config, options: { migrate: boolean }
   // The secret is not used by these commands, but services are built whole, as the server builds them.
   const secret = config.secret ?? openDataDir(config.dataDir).secret();
   const services = await createServices({ config, log: silentLogger, secret });
+  await assertSchemaKnown(services.store).catch(async (error: unknown) => {
+    await services.dispose();
+    throw error;
+  });
   if (options.migrate) await migrate(services.store);
   return localOperator(services);
 }
@@ -70,7 +75,7 @@ function localOperator(services: Services): Operator {
     createKey: async (org, input) => createApiKey(store, await orgId(org), input, OPERATOR),
     listKeys: async (org) => (await listApiKeys(store, await orgId(org), 1, 100)).data,
     // Running API nodes on the same database hear of it at commit (migration 0018), not after their TTL.
-    revokeKey: async (org, id) => services.keys.revoke(await orgId(org), id),
+    revokeKey: async (org, id) => services.keys.revoke(await orgId(org), id, OPERATOR_ACTOR),
     seedDemo: async (org, size) => seedDemo(store, clock, await orgId(org), size),
     inviteUser: async (org, invitation) => ({
       token: await inviteMember(store, clock, await orgId(org), InvitationSchema.parse(invitation), OPERATOR),

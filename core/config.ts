@@ -47,6 +47,40 @@ const jsonRateLimits = z
     }
   });
 
+/** An unset variable and an empty one are the same (OpenTelemetry's rule for its OTEL_* variables). */
+const unlessEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
+
+const httpUrl = z
+  .string()
+  .url()
+  .refine((url) => /^https?:\/\//.test(url), "must be an http(s) URL");
+
+/** OpenTelemetry's booleans: `true` in any case is true, anything else false. */
+const otelBoolean = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim().toLowerCase() === "true");
+
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
+
+/** OTLP over HTTP in either encoding: the SDK's two exporters (gRPC would need a third, and HTTP/2). */
+const otlpProtocol = unlessEmpty(
+  z
+    .enum(["http/protobuf", "http/json"], {
+      error: "must be http/protobuf or http/json (OTLP over gRPC is not supported: use OTLP/HTTP, port 4318)",
+    })
+    .optional(),
+);
+
 const cronSchedule = (fallback: string) =>
   z
     .string()
@@ -79,6 +113,22 @@ export const EnvSchema = z
       .optional(),
     TESSERA_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     TESSERA_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    TESSERA_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+    TESSERA_METRICS_PORT: unlessEmpty(z.coerce.number().int().min(0).max(65535).optional()),
+    OTEL_SDK_DISABLED: otelBoolean,
+    OTEL_EXPORTER_OTLP_ENDPOINT: unlessEmpty(httpUrl.optional()),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unlessEmpty(httpUrl.optional()),
+    OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+    OTEL_SERVICE_NAME: unlessEmpty(z.string().default("tessera")),
+    OTEL_TRACES_SAMPLER: unlessEmpty(
+      z.preprocess(
+        (value) => (typeof value === "string" ? value.trim().toLowerCase() : value),
+        z.enum(TRACE_SAMPLERS).default("parentbased_always_on"),
+      ),
+    ),
+    OTEL_TRACES_SAMPLER_ARG: unlessEmpty(z.string().optional()),
+    TESSERA_TRACE_QUERY_MIN_MS: z.coerce.number().min(0).optional().default(1),
     LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
     TESSERA_MAX_BODY_BYTES: int(1_048_576, 1),
     TESSERA_RATE_LIMITS: jsonRateLimits,
@@ -118,6 +168,19 @@ export const EnvSchema = z
     TESSERA_FUNCTION_CRON_CATCHUP_HOURS: z.coerce.number().int().min(0).max(168).optional().default(24),
     TESSERA_ENGINE_STATE_MAX_ENTRIES: int(100_000, 1),
     TESSERA_SNAPSHOT_SCHEDULE: cronSchedule("0 * * * *"),
+    TESSERA_BACKUP_CRON: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        const expression = text?.trim();
+        if (!expression) return undefined;
+        const problem = cronProblem(expression);
+        if (problem === undefined) return expression;
+        ctx.addIssue({ code: "custom", message: `must be a cron expression like "0 3 * * *": ${problem}` });
+        return z.NEVER;
+      }),
+    TESSERA_BACKUP_DIR: z.string().min(1).optional(),
+    TESSERA_BACKUP_KEEP: int(7, 1),
     TESSERA_SNAPSHOT_RETENTION_DAYS: int(90, 1),
     TESSERA_SYNC_LLM_URL: z
       .string()
@@ -154,7 +217,71 @@ export const EnvSchema = z
   .refine((env) => !env.TESSERA_FUNCTIONS_URL || !isMainOrigin(env.TESSERA_FUNCTIONS_URL, env), {
     message: "must be an origin other than the dashboard's (TESSERA_PUBLIC_URL, or HOST:PORT)",
     path: ["TESSERA_FUNCTIONS_URL"],
+  })
+  .refine((env) => !takenPort(env.TESSERA_METRICS_PORT, env), {
+    message: "must be a port of its own, not PORT's nor TESSERA_FUNCTIONS_URL's",
+    path: ["TESSERA_METRICS_PORT"],
+  })
+  .refine(
+    (env) =>
+      env.TESSERA_METRICS_PORT === undefined ||
+      env.TESSERA_METRICS_TOKEN ||
+      isLoopbackHost(env.TESSERA_METRICS_HOST),
+    {
+      message:
+        "/metrics on a listener of its own answers without a token on loopback only: set TESSERA_METRICS_TOKEN to listen on another interface",
+      path: ["TESSERA_METRICS_HOST"],
+    },
+  )
+  .refine((env) => samplerRatio(env.OTEL_TRACES_SAMPLER, env.OTEL_TRACES_SAMPLER_ARG) !== undefined, {
+    message: "must be a number from 0 to 1 (the share of traces kept) for a traceidratio sampler",
+    path: ["OTEL_TRACES_SAMPLER_ARG"],
   });
+
+/** Whether `port` (TESSERA_METRICS_PORT) is one the API or the functions origin listens on already. */
+function takenPort(
+  port: number | undefined,
+  env: { PORT: number; TESSERA_FUNCTIONS_URL?: string | undefined },
+): boolean {
+  if (port === undefined || port === 0) return false;
+  if (port === env.PORT) return true;
+  const functions = env.TESSERA_FUNCTIONS_URL;
+  return functions !== undefined && URL.canParse(functions) && listenPortOf(new URL(functions)) === port;
+}
+
+/** Loopback names and addresses: what only this machine reaches. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/** The share of traces a ratio sampler keeps (1 for the others); undefined when the argument is no ratio. */
+function samplerRatio(sampler: TraceSamplerName, arg: string | undefined): number | undefined {
+  if (!sampler.endsWith("traceidratio") || arg === undefined) return 1;
+  const ratio = Number(arg);
+  return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : undefined;
+}
+
+/**
+ * Traces are on when an OTLP endpoint is set and OTEL_SDK_DISABLED is not `true`
+ * (the OpenTelemetry SDK's own rules, docs/tracing.md). A traces endpoint is used as it is;
+ * the general one gets `/v1/traces` (OTLP/HTTP's path for traces).
+ */
+function tracingOf(e: z.infer<typeof EnvSchema>): TracingConfig | undefined {
+  const general = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (general && `${general.replace(/\/+$/, "")}/v1/traces`);
+  if (!url || e.OTEL_SDK_DISABLED) return undefined;
+  return Object.freeze({
+    url,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    serviceName: e.OTEL_SERVICE_NAME,
+    sampler: Object.freeze({
+      name: e.OTEL_TRACES_SAMPLER,
+      ratio: samplerRatio(e.OTEL_TRACES_SAMPLER, e.OTEL_TRACES_SAMPLER_ARG) ?? 1,
+    }),
+    queryMinMs: e.TESSERA_TRACE_QUERY_MIN_MS,
+  });
+}
 
 /** Whether a URL is an origin and nothing more: a path of `/` at most, no query, fragment or user. */
 function isOrigin(text: string): boolean {
@@ -210,6 +337,13 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Bearer token `GET /metrics` asks for (the operator token of the data dir works too). */
   readonly metricsToken: string | undefined;
+  /**
+   * `/metrics` on a listener of its own (TESSERA_METRICS_PORT, on TESSERA_METRICS_HOST), and not on
+   * the API's port; undefined: on the API's port.
+   */
+  readonly metricsListener: MetricsListener | undefined;
+  /** OpenTelemetry traces (docs/tracing.md); undefined: off, and the SDK is never loaded. */
+  readonly tracing: TracingConfig | undefined;
   readonly maxBodyBytes: number;
   readonly rateLimits: Readonly<Record<Plan, RateLimit>>;
   readonly keyCacheTtlMs: number;
@@ -238,6 +372,43 @@ export interface Config {
   readonly snapshotRetentionDays: number;
   readonly functions: FunctionConfig;
   readonly sync: SyncConfig;
+  /** Where backups go, and the schedule on which the worker writes them (when TESSERA_BACKUP_CRON is set). */
+  readonly backups: BackupConfig;
+}
+
+/** `tessera backup`'s default folder, and the worker's schedule (one node per tick). */
+export interface BackupConfig {
+  /** node-cron expression; undefined: no scheduled backups. */
+  readonly schedule: string | undefined;
+  /** Where archives go (default `$TESSERA_DATA_DIR/backups`). */
+  readonly dir: string;
+  /** How many of the newest archives in `dir` are kept; older ones are deleted after each backup. */
+  readonly keep: number;
+}
+
+/** Where `/metrics` listens when it has a listener of its own. */
+export interface MetricsListener {
+  /** TESSERA_METRICS_HOST: loopback (127.0.0.1) unless said; another interface needs TESSERA_METRICS_TOKEN. */
+  readonly host: string;
+  /** TESSERA_METRICS_PORT (0: any free port, printed at start). */
+  readonly port: number;
+}
+
+/** OpenTelemetry traces, from the standard OTEL_* variables (docs/tracing.md). */
+export interface TracingConfig {
+  /** Where spans are posted (OTLP/HTTP): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  readonly url: string;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL; `http/protobuf` unless said. */
+  readonly protocol: "http/protobuf" | "http/json";
+  /** OTEL_SERVICE_NAME (`tessera` unless said). */
+  readonly serviceName: string;
+  /** OTEL_TRACES_SAMPLER and its ratio (OTEL_TRACES_SAMPLER_ARG; 1 unless said). */
+  readonly sampler: { readonly name: TraceSamplerName; readonly ratio: number };
+  /**
+   * A store query within a sampled trace gets a span when it takes this long or fails
+   * (TESSERA_TRACE_QUERY_MIN_MS, default 1; 0: every query).
+   */
+  readonly queryMinMs: number;
 }
 
 /** The functions origin (TESSERA_FUNCTIONS_URL): a host of its own, or a port of its own. */
@@ -342,6 +513,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: e.TESSERA_SECRET,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.TESSERA_METRICS_TOKEN,
+    metricsListener:
+      e.TESSERA_METRICS_PORT === undefined
+        ? undefined
+        : Object.freeze({ host: e.TESSERA_METRICS_HOST, port: e.TESSERA_METRICS_PORT }),
+    tracing: tracingOf(e),
     maxBodyBytes: e.TESSERA_MAX_BODY_BYTES,
     rateLimits: Object.freeze(e.TESSERA_RATE_LIMITS),
     keyCacheTtlMs: e.TESSERA_KEY_CACHE_TTL_MS,
@@ -358,6 +534,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     snapshotSchedule: e.TESSERA_SNAPSHOT_SCHEDULE,
     snapshotRetentionDays: e.TESSERA_SNAPSHOT_RETENTION_DAYS,
     engineStateMaxEntries: e.TESSERA_ENGINE_STATE_MAX_ENTRIES,
+    backups: Object.freeze({
+      schedule: e.TESSERA_BACKUP_CRON,
+      dir: e.TESSERA_BACKUP_DIR ?? `${e.TESSERA_DATA_DIR.replace(/\/+$/, "")}/backups`,
+      keep: e.TESSERA_BACKUP_KEEP,
+    }),
     functions: Object.freeze({
       defaultLimits: Object.freeze({
         memory_mb: e.TESSERA_FUNCTION_MEMORY_MB,

@@ -11,3 +11,4 @@ export * from "./secret-box.ts";
 export * from "./disposable.ts";
 export * from "./cron.ts";
 export * from "./work-loop.ts";
+export * from "./trace.ts";

@@ -15,7 +15,7 @@ import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { requires } from "./gates.ts";
 import { textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
-import { principalOfSession } from "./session.ts";
+import { principalOfSession, sessionActor } from "./session.ts";
 
 /** Settings → API Keys: the organization's keys; create (the secret shown once) and revoke need `keys:write`. */
 export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
@@ -73,7 +73,7 @@ export function apiKeyRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
   });
   app.post("/settings/api-keys/:id/revoke", posted, requires("keys", "write"), async (c) => {
     const { signed } = c.var;
-    await deps.keys.revoke(signed.session.orgId, c.req.param("id"));
+    await deps.keys.revoke(signed.session.orgId, c.req.param("id"), sessionActor(signed.session));
     return c.redirect("/settings/api-keys", 303);
   });
 }

@@ -141,6 +141,12 @@ function eventPage(event: Event, link: Html, deliveries: readonly WebhookDeliver
       <dd>${link}</dd>
       <dt>Time</dt>
       <dd>${when(event.timestamp)}</dd>
+      ${
+        event.actor
+          ? html`<dt>Actor</dt>
+              <dd>${event.actor.type} <code>${event.actor.id}</code></dd>`
+          : ""
+      }
       <dt>Id</dt>
       <dd><code>${event.id}</code></dd>
     </dl>

@@ -5,6 +5,7 @@ import type { DashboardDeps } from "./env.ts";
 import { oauthRoutes } from "./oauth/index.ts";
 import { accountRoutes } from "./accounts.ts";
 import { apiKeyRoutes } from "./api-keys.ts";
+import { auditLogRoutes } from "./audit-log.ts";
 import { APP_CSS, CLIENT_SCRIPTS } from "./assets.ts";
 import { CSP, page } from "./layout.ts";
 import { dataRoutes } from "./data/index.ts";
@@ -125,5 +126,6 @@ export function dashboardRoutes(deps: ApiDeps): Hono<AppEnv> {
   functionRoutes(app, parts);
   eventRoutes(app, parts);
   integrationRoutes(app, parts);
+  auditLogRoutes(app, parts);
   return app;
 }

@@ -18,7 +18,7 @@ import type { ApiDeps, AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { requires } from "./gates.ts";
 import { errorsByField, textOf, type DashboardParts, type Form, type Signed } from "./parts.ts";
-import { principalOfSession } from "./session.ts";
+import { principalOfSession, sessionActor } from "./session.ts";
 
 const PATH = "/settings/integrations";
 
@@ -78,7 +78,14 @@ export function integrationRoutes(app: Hono<AppEnv>, parts: DashboardParts): voi
   });
   app.post(`${PATH}/:id/disconnect`, posted, requires("keys", "write"), async (c) => {
     const { signed } = c.var;
-    await disconnectInstallation(deps.store, deps.clock, signed.session.orgId, c.req.param("id"));
+    const { orgId } = signed.session;
+    await disconnectInstallation(
+      deps.store,
+      deps.clock,
+      orgId,
+      c.req.param("id"),
+      sessionActor(signed.session),
+    );
     return c.redirect(PATH, 303);
   });
 }

@@ -44,6 +44,7 @@ const SETTINGS_TABS: Array<[href: string, label: string]> = [
   ["/settings/sessions", "Sessions"],
   ["/settings/organization", "Organization"],
   ["/settings/integrations", "Integrations"],
+  ["/settings/audit-log", "Audit log"],
 ];
 
 /** The tabs of Settings, `active` marking the current one. */

@@ -3,21 +3,20 @@ import { html } from "hono/html";
 import { AppError } from "../core/index.ts";
 import {
   changeMembership,
+  endUserSessions,
   GrantRefused,
   InvitationSchema,
   isRole,
   listMembers,
   inviteMember,
   listUserSessions,
-  revokeSession,
-  revokeUserSessions,
   ROLES,
 } from "../engines/index.ts";
 import type { AppEnv } from "../api/env.ts";
 import { csrfField, fieldError, type Html, page, postButton, settingsTabs } from "./layout.ts";
 import { requiresRole } from "./gates.ts";
 import { textOf, type DashboardParts, type Signed, errorsByField } from "./parts.ts";
-import { clearSessionCookie, principalOfSession } from "./session.ts";
+import { clearSessionCookie, principalOfSession, sessionActor } from "./session.ts";
 
 /**
  * Settings → Members (the organization's people and their roles; an owner invites, changes roles and
@@ -123,7 +122,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const id = c.req.param("id");
     // Only a session of this account; another's is "not found" like any other id.
     if (!mine.some((session) => session.id === id)) throw new AppError("not_found", "No such session");
-    await revokeSession(deps.store, deps.clock, id);
+    // `session.revoked`, by this user: ending a session here is an action the audit log keeps.
+    await endUserSessions(deps.store, deps.clock, signed.session.user.id, sessionActor(signed.session), id);
     if (id === signed.session.sessionId) {
       clearSessionCookie(c);
       return c.redirect("/sign-in", 303);
@@ -131,7 +131,8 @@ export function memberRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     return c.redirect("/settings/sessions", 303);
   });
   app.post("/settings/sessions/end-all", posted, async (c) => {
-    await revokeUserSessions(deps.store, deps.clock, c.var.signed.session.user.id);
+    const { session } = c.var.signed;
+    await endUserSessions(deps.store, deps.clock, session.user.id, sessionActor(session));
     clearSessionCookie(c);
     return c.redirect("/sign-in", 303);
   });

@@ -3,10 +3,12 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { IncomingMessage } from "node:http";
 import { AppError } from "../core/index.ts";
 import {
+  actorOf,
   csrfFor,
   csrfMatches,
   resolveSession,
   SESSION_ABSOLUTE_MS,
+  type Actor,
   type KeyPrincipal,
   type SessionPrincipal,
 } from "../engines/index.ts";
@@ -106,6 +108,11 @@ export function principalOfSession(session: SessionPrincipal): KeyPrincipal {
     kind: "full_access",
     user: { id: session.user.id, email: session.user.email, name: session.user.name, role: session.role },
   };
+}
+
+/** The signed-in user as the actor of what they change (`actorOf`: the user, never the session). */
+export function sessionActor(session: SessionPrincipal): Actor {
+  return actorOf(principalOfSession(session));
 }
 
 /** The client's address, for rate limits and the sessions list (the socket's; no proxy header is trusted). */

@@ -7,6 +7,7 @@ import { communications } from "./growth/communications.ts";
 import { contacts } from "./growth/contacts.ts";
 import { deals } from "./growth/deals.ts";
 import { MEMBER_EVENT_TYPES } from "./people/members.ts";
+import { SESSION_EVENT_TYPES } from "./people/sessions.ts";
 import { OAUTH_EVENT_TYPES } from "./oauth/installations.ts";
 import { API_KEY_EVENT_TYPES } from "./tenancy/api-keys.ts";
 import { candidates } from "./talent/candidates.ts";
@@ -62,6 +63,9 @@ export * from "./tenancy/idempotency.ts";
 export * from "./seed.ts";
 export * from "./scheduler.ts";
 export * from "./housekeeping.ts";
+export * from "./backups.ts";
+export * from "./events/actor.ts";
+export * from "./events/audit.ts";
 export * from "./events/catalog.ts";
 export * from "./events/outbox.ts";
 export * from "./finance/overdue.ts";
@@ -71,6 +75,11 @@ export * from "./intelligence/snapshots.ts";
 export * from "./intelligence/jobs.ts";
 
 /** Event kinds of the platform itself (not of a resource). */
-export const PLATFORM_EVENT_TYPES = [...API_KEY_EVENT_TYPES, ...MEMBER_EVENT_TYPES, ...OAUTH_EVENT_TYPES];
+export const PLATFORM_EVENT_TYPES = [
+  ...API_KEY_EVENT_TYPES,
+  ...MEMBER_EVENT_TYPES,
+  ...SESSION_EVENT_TYPES,
+  ...OAUTH_EVENT_TYPES,
+];
 export * from "./people/index.ts";
 export * from "./oauth/index.ts";

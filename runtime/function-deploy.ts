@@ -6,7 +6,7 @@ import {
   type FunctionConfig,
   type FunctionLimits,
 } from "../core/index.ts";
-import { hasScope, mergeMetadata, recordEvents } from "../engines/index.ts";
+import { hasScope, mergeMetadata, recordEvents, type Actor } from "../engines/index.ts";
 import type { Queryable, Store } from "../store/index.ts";
 import { compileFunction, type CompiledFunction } from "./compile.ts";
 import {
@@ -41,9 +41,13 @@ export interface Deployer {
 }
 
 export interface FunctionDeploys {
-  /** `deployer`: the API key deploying it, which its trigger runs act as. */
-  deploy(orgId: string, input: FunctionDeploy, deployer?: Deployer): Promise<FunctionObject>;
-  delete(orgId: string, ref: string): Promise<void>;
+  /**
+   * `actor`: who deploys, as `function.deployed` records it; `deployer`: the API key deploying it,
+   * which its trigger runs act as.
+   */
+  deploy(orgId: string, input: FunctionDeploy, actor: Actor, deployer?: Deployer): Promise<FunctionObject>;
+  /** Records `function.deleted` by `actor`. */
+  delete(orgId: string, ref: string, actor: Actor): Promise<void>;
 }
 
 export interface DeployDeps {
@@ -57,7 +61,7 @@ export interface DeployDeps {
 export function createFunctionDeploys(deps: DeployDeps): FunctionDeploys {
   const { store, clock, config } = deps;
   return {
-    async deploy(orgId, input, deployer) {
+    async deploy(orgId, input, actor, deployer) {
       if (input.triggers) checkTriggers(input.triggers, deps.eventTypes);
       const files = keptFiles(input.files);
       checkFilesSize(files, config.maxFilesBytes);
@@ -65,17 +69,17 @@ export function createFunctionDeploys(deps: DeployDeps): FunctionDeploys {
         maxBundleBytes: config.maxBundleBytes,
       });
       const deployed = await store.transaction((tx) =>
-        writeDeployment(tx, { orgId, input, deployer, compiled, files, config, now: clock.now() }),
+        writeDeployment(tx, { orgId, input, actor, deployer, compiled, files, config, now: clock.now() }),
       );
       deps.changed(orgId, deployed.id);
       return deployed;
     },
 
-    async delete(orgId, ref) {
+    async delete(orgId, ref, actor) {
       const functionId = await store.transaction(async (tx) => {
         const object = await requireFunction(tx, orgId, ref, true);
         await deleteFunction(tx, orgId, object.id);
-        await recordEvents(tx, orgId, clock.now(), [{ type: "function.deleted", object }]);
+        await recordEvents(tx, orgId, clock.now(), [{ type: "function.deleted", object, actor }]);
         return object.id;
       });
       deps.changed(orgId, functionId);
@@ -86,6 +90,7 @@ export function createFunctionDeploys(deps: DeployDeps): FunctionDeploys {
 interface DeployWrite {
   orgId: string;
   input: FunctionDeploy;
+  actor: Actor;
   deployer: Deployer | undefined;
   compiled: CompiledFunction;
   /** What the function may read (`keptFiles`). */
@@ -137,7 +142,12 @@ async function writeDeployment(tx: Queryable, write: DeployWrite): Promise<Funct
   const object = await requireFunction(tx, orgId, functionId);
   const previousAttributes = before ? { version: before.active_version } : undefined;
   await recordEvents(tx, orgId, now, [
-    { type: "function.deployed", object, ...(previousAttributes ? { previousAttributes } : {}) },
+    {
+      type: "function.deployed",
+      object,
+      ...(previousAttributes ? { previousAttributes } : {}),
+      actor: write.actor,
+    },
   ]);
   return object;
 }

@@ -179,6 +179,19 @@ export const SecretSchema = z
   .meta({ id: "FunctionSecret" });
 export type SecretInfo = z.infer<typeof SecretSchema>;
 
+/** What `function.secrets_updated` carries: which names changed, never a value. */
+export const FunctionSecretsChangeSchema = z
+  .object({
+    id: z.string().describe("The function's id (`fn_…`)"),
+    object: z.literal("function_secrets"),
+    name: z.string().describe("The function's name"),
+    set: z.array(z.string()).describe("Names of the secrets set (added, or given a new value)"),
+    removed: z.array(z.string()).describe("Names of the secrets removed"),
+    secrets: z.array(z.string()).describe("Every secret name the function holds now"),
+  })
+  .meta({ id: "FunctionSecretsChange" });
+export type FunctionSecretsChange = z.infer<typeof FunctionSecretsChangeSchema>;
+
 export const LOG_LEVELS = ["debug", "info", "log", "warn", "error"] as const;
 export type FunctionLogLevel = (typeof LOG_LEVELS)[number];
 

@@ -1,5 +1,5 @@
 import { AppError, type Clock } from "../core/index.ts";
-import { recordEvents, type ListQuery, type Page } from "../engines/index.ts";
+import { recordEvents, type Actor, type ListQuery, type Page } from "../engines/index.ts";
 import type { Queryable, Store } from "../store/index.ts";
 import {
   activateVersion,
@@ -15,15 +15,17 @@ import { subscribe } from "./triggers.ts";
 
 /**
  * Versions: every deploy is an immutable deployment; a rollback points the function at
- * another one (its triggers with it) and records `function.deployed` when that changes
- * what serves.
+ * another one (its triggers with it) and, when that changes what serves, records
+ * `function.rolled_back` (the action, by its actor: the audit log's one row for it) and
+ * `function.deployed` (what serves now, which subscribers to deploys follow; no actor, as a
+ * consequence of the action recorded beside it).
  */
 
 export interface FunctionVersions {
   deployments(orgId: string, ref: string, query: ListQuery): Promise<Page<Deployment>>;
   deployment(orgId: string, ref: string, version: number): Promise<Deployment>;
   /** Serves an older (or newer) deployment; without a version, the one before the active one. */
-  rollback(orgId: string, ref: string, version: number | undefined): Promise<FunctionObject>;
+  rollback(orgId: string, ref: string, version: number | undefined, actor: Actor): Promise<FunctionObject>;
 }
 
 export interface VersionDeps {
@@ -47,8 +49,10 @@ export function createFunctionVersions(deps: VersionDeps): FunctionVersions {
       return renderDeployment(row, fn.version);
     },
 
-    async rollback(orgId, ref, version) {
-      const rolled = await store.transaction((tx) => rollBack(tx, orgId, ref, version, clock.now()));
+    async rollback(orgId, ref, version, actor) {
+      const rolled = await store.transaction((tx) =>
+        rollBack(tx, { orgId, ref, version, actor, now: clock.now() }),
+      );
       deps.changed(orgId, rolled.id);
       return rolled;
     },
@@ -57,11 +61,9 @@ export function createFunctionVersions(deps: VersionDeps): FunctionVersions {
 
 async function rollBack(
   tx: Queryable,
-  orgId: string,
-  ref: string,
-  version: number | undefined,
-  now: Date,
+  asked: { orgId: string; ref: string; version: number | undefined; actor: Actor; now: Date },
 ): Promise<FunctionObject> {
+  const { orgId, ref, version, actor, now } = asked;
   const current = await requireFunction(tx, orgId, ref, true);
   const target = version ?? (await versionBefore(tx, orgId, current.id, current.version));
   if (!target) {
@@ -77,8 +79,10 @@ async function rollBack(
   await subscribe(tx, orgId, current.id, triggers);
   const object = await requireFunction(tx, orgId, current.id);
   if (target !== current.version) {
+    const previousAttributes = { version: current.version };
     await recordEvents(tx, orgId, now, [
-      { type: "function.deployed", object, previousAttributes: { version: current.version } },
+      { type: "function.rolled_back", object, previousAttributes, actor },
+      { type: "function.deployed", object, previousAttributes },
     ]);
   }
   return object;

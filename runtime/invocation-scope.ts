@@ -2,11 +2,13 @@ import { z } from "zod";
 import {
   AppError,
   newId,
+  withinSpan,
   type Clock,
   type FunctionConfig,
   type FunctionLimits,
   type Logger,
   type Plan,
+  type TraceSpan,
 } from "../core/index.ts";
 import { ENGINES, type KeyPrincipal } from "../engines/index.ts";
 import type {
@@ -20,7 +22,7 @@ import type {
 import type { Store } from "../store/index.ts";
 import type { FunctionAuth, FunctionLogLevel } from "./function-schemas.ts";
 import { insertLogLines } from "./log-queries.ts";
-import type { OutboundFetch } from "./outbound.ts";
+import { tracedFetch, type OutboundFetch } from "./outbound.ts";
 import { linkSocket, type UpgradeHandshake } from "./websocket.ts";
 
 /**
@@ -165,6 +167,8 @@ export class InvocationScope implements InvocationIO {
   #subrequests = 0;
   // Made on first use: an AbortSignal costs more than the rest of a trivial invocation.
   #deadline: AbortSignal | undefined;
+  /** The invocation's span while tracing is on (invoke.ts): its outbound calls are its children. */
+  span: TraceSpan | undefined = undefined;
 
   constructor(
     readonly options: ScopeDeps,
@@ -181,13 +185,17 @@ export class InvocationScope implements InvocationIO {
       );
     }
     if (via === "platform")
-      return platformFetch(outbound, this.request, this.options, config.maxResponseBytes);
+      return platformFetch(outbound, this.request, this.options, config.maxResponseBytes, this.span);
     this.#deadline ??= AbortSignal.timeout(this.fn.limits.wall_time_ms);
+    if (this.span) return tracedFetch(this.span, outbound, this.#deadline, this.options.outbound);
     return this.options.outbound(outbound, this.#deadline);
   }
 
   call(op: string, args: unknown): Promise<unknown> {
-    return callOp(op, args, this.fn.orgId, this.options.engineState);
+    // Within the invocation's span: the engine state's store queries are its children.
+    const { span } = this;
+    if (span === undefined) return callOp(op, args, this.fn.orgId, this.options.engineState);
+    return withinSpan(span, () => callOp(op, args, this.fn.orgId, this.options.engineState));
   }
 
   snapshot(): unknown {
@@ -291,12 +299,16 @@ async function callOp(op: string, args: unknown, orgId: string, state: EngineSta
   }
 }
 
-/** `ctx.platform.fetch(path)`: the REST API in-process, as the caller, without a network hop. */
+/**
+ * `ctx.platform.fetch(path)`: the REST API in-process, as the caller, without a network hop. While
+ * tracing is on it carries the invocation's `traceparent`, so the API request's span is its child.
+ */
 async function platformFetch(
   outbound: OutboundRequest,
   request: IncomingInvocation,
   options: ScopeDeps,
   maxBytes: number,
+  span: TraceSpan | undefined,
 ): Promise<OutboundResponse> {
   const origin = new URL(request.url).origin;
   const url = new URL(outbound.url, origin);
@@ -313,6 +325,7 @@ async function platformFetch(
   const forward = !headers.has("authorization");
   if (forward && request.authorization) headers.set("authorization", request.authorization);
   headers.set("x-request-id", `${request.requestId.slice(0, 100)}.${newId("sub").slice(4, 12)}`);
+  if (span) headers.set("traceparent", span.traceparent);
   const hasBody = outbound.body && outbound.method !== "GET" && outbound.method !== "HEAD";
   const apiRequest = new PlatformRequest(
     url,

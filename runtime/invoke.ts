@@ -1,4 +1,13 @@
-import { AppError, HOP_BY_HOP_HEADERS, isAppError, type Logger, type SecretBox } from "../core/index.ts";
+import {
+  AppError,
+  HOP_BY_HOP_HEADERS,
+  isAppError,
+  tracer,
+  withinSpan,
+  type Logger,
+  type SecretBox,
+  type TraceSpan,
+} from "../core/index.ts";
 import { isOAuthPrincipal, type KeyPrincipal } from "../engines/index.ts";
 import {
   createFunctionFileSet,
@@ -212,15 +221,26 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       ? new UpgradeScope(options, fn, request, snapshot, upgrade)
       : new InvocationScope(options, fn, request, snapshot);
     const key = { orgId: fn.orgId, functionId: fn.functionId, version: fn.version, revision: fn.revision };
+    const span = tracer() && startInvocationSpan(fn, request, io);
+    const boot = () => {
+      span?.set({ "faas.coldstart": true });
+      return load(fn);
+    };
     let response;
     try {
-      response = await pool.invoke(key, () => load(fn), toGuestRequest(contexts, fn, request), io);
+      const guest = toGuestRequest(contexts, fn, request);
+      response = await (span
+        ? withinSpan(span, () => pool.invoke(key, boot, guest, io))
+        : pool.invoke(key, boot, guest, io));
     } catch (error) {
       io.log("error", isAppError(error) ? `${error.code}: ${error.message}` : "function_failed");
       void io.flush();
+      span?.fail(error);
+      span?.end();
       throw error;
     }
     void response.finished.then(() => io.flush());
+    if (span) endInvocationSpan(span, response);
     const headers = endToEnd(response.headers);
     const bodiless =
       request.method === "HEAD" ||
@@ -249,6 +269,33 @@ export function createFunctionInvoker(options: InvokerOptions): FunctionInvoker 
       body: bodiless ? null : body,
     };
   }
+}
+
+/**
+ * The span of one invocation in its isolate (tracing on), a child of the request's: the function,
+ * its version, whether its isolate booted for it (`faas.coldstart`) and the status it answered.
+ * Its scope's outbound `fetch` and engine state calls are its children (invocation-scope.ts). It
+ * ends when the invocation does (body sent, `waitUntil` settled), not at the response's head.
+ */
+function startInvocationSpan(fn: ActiveFunction, request: IncomingInvocation, io: InvocationScope) {
+  const span = tracer()?.start("function.invoke", {
+    attributes: {
+      "tessera.organization_id": fn.orgId,
+      "tessera.function.id": fn.functionId,
+      "tessera.function.name": fn.name,
+      "tessera.function.version": fn.version,
+      "tessera.request_id": request.requestId,
+      "faas.coldstart": false,
+    },
+  });
+  io.span = span;
+  return span;
+}
+
+function endInvocationSpan(span: TraceSpan, response: { status: number; finished: Promise<void> }): void {
+  span.set({ "http.response.status_code": response.status });
+  if (response.status >= 500) span.fail(String(response.status));
+  void response.finished.then(() => span.end());
 }
 
 /**

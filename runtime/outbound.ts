@@ -1,4 +1,11 @@
-import { AppError, BlockedAddressError, disposable, type Disposable } from "../core/index.ts";
+import {
+  AppError,
+  BlockedAddressError,
+  disposable,
+  tracer,
+  type Disposable,
+  type TraceSpan,
+} from "../core/index.ts";
 import type { HostSocket, OutboundRequest, OutboundResponse, SocketEvents } from "../sandbox/index.ts";
 import {
   createGuardedHttpClient,
@@ -97,6 +104,49 @@ export function createOutboundFetch(
     }),
   );
 }
+
+/**
+ * A function's outbound `fetch` as a client span, a child of its invocation's (tracing on), sent
+ * with that span's `traceparent` (W3C Trace Context) in place of any the function set (and its
+ * `tracestate`, which would no longer match). The span holds the method, the host and port and
+ * the status: never the path or query (they may carry a token), nor a header.
+ */
+export async function tracedFetch(
+  parent: TraceSpan,
+  request: OutboundRequest,
+  deadline: AbortSignal,
+  fetch: OutboundFetch,
+): Promise<OutboundResponse> {
+  const current = tracer();
+  if (current === undefined) return fetch(request, deadline);
+  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+  const span = current.start(request.method, {
+    kind: "client",
+    parent,
+    attributes: {
+      "http.request.method": request.method,
+      "server.address": url?.hostname,
+      "server.port": url && Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+      "url.scheme": url?.protocol.slice(0, -1),
+    },
+  });
+  const headers = request.headers.filter(([name]) => !TRACE_CONTEXT_HEADERS.has(name.toLowerCase()));
+  headers.push(["traceparent", span.traceparent]);
+  try {
+    const response = await fetch({ ...request, headers }, deadline);
+    span.set({ "http.response.status_code": response.status });
+    // A client's span fails on a 4xx too: the request it made did not succeed.
+    if (response.status >= 400) span.fail(String(response.status));
+    return response;
+  } catch (error) {
+    span.fail(error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+const TRACE_CONTEXT_HEADERS = new Set(["traceparent", "tracestate"]);
 
 async function send(
   request: OutboundRequest,

@@ -35,6 +35,7 @@ export const RESOURCE_GROUPS: Readonly<Record<string, readonly string[]>> = {
   oauth_installations: ["oauth_installations"],
   events: ["events"],
   event_types: ["event_types"],
+  audit_events: ["audit_events"],
   webhook_endpoints: ["webhook_endpoints"],
   webhook_deliveries: ["webhook_deliveries"],
   engines: ["engines"],

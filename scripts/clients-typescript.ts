@@ -32,6 +32,7 @@ export const RESOURCE_PATHS: Readonly<Record<string, readonly string[]>> = {
   oauth_installations: ["oauthInstallations"],
   events: ["events"],
   event_types: ["eventTypes"],
+  audit_events: ["auditEvents"],
   webhook_endpoints: ["webhookEndpoints"],
   webhook_deliveries: ["webhookDeliveries"],
   engines: ["engines"],

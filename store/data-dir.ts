@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBase62 } from "../core/index.ts";
+import { randomBase62, safeEqual } from "../core/index.ts";
 
 /**
  * Files the embedded deployment keeps beside its database: the secret for data at
@@ -11,6 +11,13 @@ export interface DataDir {
   readonly path: string;
   /** TESSERA_SECRET: read from `secret`, generated on first use. */
   secret(): string;
+  /** The `secret` file's value, without making one. */
+  existingSecret(): string | undefined;
+  /**
+   * Keeps `secret` as this dir's secret (a restore into a new data dir, under the archive's
+   * secret); refuses when the dir already holds another one.
+   */
+  adoptSecret(secret: string): void;
   adminToken(): string;
   runningServer(): { url: string; pid: number } | undefined;
   markRunning(url: string): void;
@@ -29,6 +36,18 @@ export function openDataDir(path: string): DataDir {
   return {
     path,
     secret: () => readOrCreate("secret", () => randomBase62(48)),
+    existingSecret: () =>
+      existsSync(file("secret")) ? readFileSync(file("secret"), "utf8").trim() : undefined,
+    adoptSecret(secret) {
+      if (
+        !safeEqual(
+          readOrCreate("secret", () => secret),
+          secret,
+        )
+      ) {
+        throw new Error(`${path} already keeps another secret: restore into a new data dir`);
+      }
+    },
     adminToken: () => readOrCreate("admin.token", () => `tsa_${randomBase62(40)}`),
     runningServer() {
       if (!existsSync(file("server.json"))) return undefined;

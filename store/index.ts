@@ -7,7 +7,32 @@ import type { Queryable, Store } from "./port.ts";
 export type { Queryable, Row, Store } from "./port.ts";
 export { createPgliteStore } from "./pglite.ts";
 export { createPostgresStore } from "./postgres.ts";
-export { listMigrations, migrate, pendingMigrations } from "./migrate.ts";
+export {
+  appliedMigrations,
+  assertSchemaKnown,
+  listMigrations,
+  migrate,
+  pendingMigrations,
+  SchemaTooNew,
+  type Migration,
+} from "./migrate.ts";
+export {
+  ArchiveError,
+  BACKUP_FILE,
+  backupFileName,
+  restoreBackup,
+  RestoreRefused,
+  createBackupSeal,
+  pruneBackups,
+  verifyBackup,
+  writeBackup,
+  writeBackupInto,
+  type BackupManifest,
+  type BackupSeal,
+  type BackupTable,
+  type RestoreOptions,
+  type RestoreSummary,
+} from "./backup.ts";
 export {
   API_KEY_CHANGED,
   createInvalidations,

@@ -1,7 +1,8 @@
 import { mkdirSync } from "node:fs";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
-import { AppError, disposable } from "../core/index.ts";
+import { AppError, disposable, recordingSpan } from "../core/index.ts";
 import type { Queryable, Row, Store } from "./port.ts";
+import { traceQuery, TRACEPARENT_SETTING } from "./trace.ts";
 
 export interface PgliteStoreOptions {
   /** Folder for the database files; undefined keeps it in memory (tests). */
@@ -31,7 +32,10 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   const on = (target: PGlite | Transaction): Queryable => ({
     async query<T extends object = Row>(text: string, params: readonly unknown[] = []) {
       guard();
-      const result = await target.query<T>(text, params as unknown[]);
+      const parent = recordingSpan();
+      const result = await (parent === undefined
+        ? target.query<T>(text, params as unknown[])
+        : traceQuery(parent, text, () => target.query<T>(text, params as unknown[])));
       return result.rows;
     },
     async exec(script: string) {
@@ -45,7 +49,12 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
     ...on(db),
     transaction: (fn) => {
       guard();
-      return db.transaction((tx) => fn(on(tx)));
+      const traceparent = recordingSpan()?.traceparent;
+      if (traceparent === undefined) return db.transaction((tx) => fn(on(tx)));
+      return db.transaction(async (tx) => {
+        await tx.query(TRACEPARENT_SETTING, [traceparent]);
+        return fn(on(tx));
+      });
     },
     // In process: no connection to lose, so `onRelisten` is never called.
     async listen(channel, onNotify) {

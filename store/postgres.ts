@@ -1,6 +1,7 @@
 import postgres from "postgres";
-import { AppError, disposable } from "../core/index.ts";
+import { AppError, disposable, recordingSpan } from "../core/index.ts";
 import type { Queryable, Row, Store } from "./port.ts";
+import { traceQuery, TRACEPARENT_SETTING } from "./trace.ts";
 
 export interface PostgresStoreOptions {
   url: string;
@@ -70,9 +71,13 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const on = (target: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T extends object = Row>(text: string, params: readonly unknown[] = []) {
       guard();
-      const rows = await target
-        .unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })
-        .catch(rethrow);
+      const parent = recordingSpan();
+      const bound = params as postgres.ParameterOrJSON<never>[];
+      const rows = await (
+        parent === undefined
+          ? target.unsafe(text, bound, { prepare: true })
+          : traceQuery(parent, text, () => target.unsafe(text, bound, { prepare: true }))
+      ).catch(rethrow);
       return rows as unknown as T[];
     },
     async exec(script: string) {
@@ -89,7 +94,17 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       guard();
       // sql.begin, not a reserved connection with BEGIN pipelined into the first statement:
       // postgres.js 3.4's reserve() hangs or crashes when the server restarts underneath it.
-      const result = await sql.begin((tx) => fn(on(tx))).catch(rethrow);
+      const traceparent = recordingSpan()?.traceparent;
+      const result = await sql
+        .begin(
+          traceparent === undefined
+            ? (tx) => fn(on(tx))
+            : async (tx) => {
+                await tx.unsafe(TRACEPARENT_SETTING, [traceparent]);
+                return fn(on(tx));
+              },
+        )
+        .catch(rethrow);
       return result as Awaited<ReturnType<typeof fn>>;
     },
     async listen(channel, onNotify, onRelisten) {

@@ -4,6 +4,7 @@ import {
   isoDate,
   newId,
   silentLogger,
+  traced,
   type Clock,
   type Logger,
 } from "../core/index.ts";
@@ -34,6 +35,24 @@ import {
 } from "./tools/catalog.ts";
 import { assertToolScope } from "./tools/catalog.ts";
 import type { Source, ToolContext, WriteTool } from "./tools/types.ts";
+
+/**
+ * One tool call as a span (tracing on; a child of the request's): the tool's name, what was done
+ * with it (a read, a write proposed or applied) and the planner. Never its arguments or output:
+ * they are the organization's data and the words of the message.
+ */
+function toolSpan<T>(
+  tool: string,
+  use: "read" | "propose" | "apply",
+  planner: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  return traced(
+    `sync.tool ${tool}`,
+    { "tessera.sync.tool": tool, "tessera.sync.tool.use": use, "tessera.sync.planner": planner },
+    run,
+  );
+}
 
 /** Who is talking to SYNC: the organization, the credential's scopes, and the credential itself. */
 export interface SyncCaller {
@@ -174,12 +193,16 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       tools: catalog.tools.filter((tool) => toolAllowed(tool, caller.scopes)),
       refusedTools: catalog.tools.filter((tool) => !toolAllowed(tool, caller.scopes)),
       async call(name, args) {
-        const output = await runReadTool(toolNamed(name), args, ctx);
+        const output = await toolSpan(name, "read", planner.kind, () =>
+          runReadTool(toolNamed(name), args, ctx),
+        );
         addSources(output.sources);
         return output as never;
       },
       async propose(name, args) {
-        const prepared = await prepareWriteTool(toolNamed(name), args, ctx);
+        const prepared = await toolSpan(name, "propose", planner.kind, () =>
+          prepareWriteTool(toolNamed(name), args, ctx),
+        );
         addSources(prepared.sources);
         const proposal = {
           id: newId("act"),
@@ -311,7 +334,9 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         });
       }
       try {
-        const change = await (tool as WriteTool).apply(toolContext(caller, clock.now()), row.arguments);
+        const change = await toolSpan(tool.name, "apply", undefined, () =>
+          (tool as WriteTool).apply(toolContext(caller, clock.now()), row.arguments),
+        );
         return await finish(caller, row, { status: "completed", result: change.object });
       } catch (error) {
         if (!isAppError(error) || !error.isUserError)

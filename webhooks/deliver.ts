@@ -1,4 +1,12 @@
-import { withDeadline, type Clock, type Logger, type SecretBox } from "../core/index.ts";
+import {
+  tracer,
+  withDeadline,
+  withinSpan,
+  type Clock,
+  type Logger,
+  type SecretBox,
+  type TraceSpan,
+} from "../core/index.ts";
 import { recordEvents, renderEvent, type EventRow } from "../engines/index.ts";
 import type { Queryable, Row, Store } from "../store/index.ts";
 import { nextAttemptAt, parseRetryAfter } from "./backoff.ts";
@@ -45,16 +53,23 @@ export function createDeliverer(options: DelivererOptions) {
     withRetries(log, () => recordAttempts(store, records).then(() => undefined)),
   );
 
-  return async function deliver(
+  async function attempt(
     delivery: DeliveryRow,
     endpoint: EndpointDeliveryRow,
     event: EventRow | undefined,
+    span: TraceSpan | undefined,
   ): Promise<void> {
     const result = event
-      ? await sendEvent(options, endpoint, event)
+      ? await sendEvent(options, endpoint, event, span)
       : unsent(clock.now(), "event no longer exists (past retention)");
     const now = clock.now();
     const outcome = event ? decide(delivery, endpoint, result, now, options.random) : final();
+    span?.set({
+      "http.response.status_code": result.statusCode ?? undefined,
+      "tessera.webhook.outcome": outcome.status,
+    });
+    if (span && outcome.status !== "succeeded")
+      span.fail(result.statusCode === null ? "no_response" : String(result.statusCode));
     log.debug("webhook attempt", {
       delivery: delivery.id,
       endpoint: endpoint.id,
@@ -71,10 +86,65 @@ export function createDeliverer(options: DelivererOptions) {
         await updateEndpointHealth(tx, options, endpoint, result, now, outcome.disable);
       }),
     );
+  }
+
+  return async function deliver(
+    delivery: DeliveryRow,
+    endpoint: EndpointDeliveryRow,
+    event: EventRow | undefined,
+  ): Promise<void> {
+    const span = tracer() && startDeliverySpan(delivery, endpoint, event);
+    if (span === undefined) return attempt(delivery, endpoint, event, undefined);
+    try {
+      await withinSpan(span, () => attempt(delivery, endpoint, event, span));
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    } finally {
+      span.end();
+    }
   };
 }
 
-async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRow, event: EventRow) {
+/** An `events` row with the trace it was recorded in (migration 0024), when tracing was on then. */
+type TracedEventRow = EventRow & { traceparent?: string | null };
+
+/**
+ * One attempt as a span (tracing on): a trace of its own, since it may come hours after the
+ * request, linked to the trace the event was recorded in. Its `traceparent` goes with the POST
+ * (`sendEvent`): the receiver's spans are its children. It holds ids, the attempt's number, the
+ * endpoint's host and the status: never the endpoint's URL path or query (a receiver's token often
+ * is one), a header, the body or the secret.
+ */
+function startDeliverySpan(
+  delivery: DeliveryRow,
+  endpoint: EndpointDeliveryRow,
+  event: TracedEventRow | undefined,
+): TraceSpan | undefined {
+  const url = URL.canParse(endpoint.url) ? new URL(endpoint.url) : undefined;
+  return tracer()?.start("webhook.deliver", {
+    kind: "client",
+    parent: null,
+    links: event?.traceparent ? [event.traceparent] : [],
+    attributes: {
+      "tessera.organization_id": delivery.org_id,
+      "tessera.webhook.endpoint_id": endpoint.id,
+      "tessera.webhook.delivery_id": delivery.id,
+      "tessera.webhook.attempt": delivery.attempts + 1,
+      "tessera.event.id": delivery.event_id,
+      "tessera.event.type": delivery.event_type,
+      "http.request.method": "POST",
+      "server.address": url?.hostname,
+    },
+  });
+}
+
+async function sendEvent(
+  options: DelivererOptions,
+  endpoint: EndpointDeliveryRow,
+  event: EventRow,
+  span: TraceSpan | undefined,
+) {
   const now = options.clock.now();
   let secrets: string[];
   try {
@@ -86,7 +156,12 @@ async function sendEvent(options: DelivererOptions, endpoint: EndpointDeliveryRo
   // Serialized once per attempt: these bytes are signed and sent, unchanged.
   const body = JSON.stringify(renderEvent(event));
   const id = event.id;
-  const headers = { ...endpoint.headers, ...signedHeaders({ secrets, id, now, body }) };
+  const headers: Record<string, string> = {
+    ...endpoint.headers,
+    ...signedHeaders({ secrets, id, now, body }),
+  };
+  // W3C Trace Context: the receiver continues this attempt's trace (the signature covers the body only).
+  if (span) headers.traceparent = span.traceparent;
   return options.sender.send({ url: endpoint.url, body, headers });
 }
 

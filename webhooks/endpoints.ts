@@ -15,6 +15,7 @@ import {
   recordEvents,
   selectPage,
   SqlWhere,
+  type Actor,
   type ListQuery,
   type Page,
   type ResourceDefinition,
@@ -62,15 +63,17 @@ export const WEBHOOK_ENDPOINT_LIST = {
  */
 export const SIGNING_SECRET_ACCESS = "write" as const;
 
+/** The changes record their event (`webhook_endpoint.created|updated|deleted`) by `actor`. */
 export interface WebhookEndpointService {
   list(orgId: string, query: ListQuery): Promise<Page<WebhookEndpoint>>;
   get(orgId: string, id: string): Promise<WebhookEndpoint>;
-  create(orgId: string, input: WebhookEndpointCreate): Promise<WebhookEndpointWithSecret>;
-  update(orgId: string, id: string, patch: WebhookEndpointUpdate): Promise<WebhookEndpoint>;
-  delete(orgId: string, id: string): Promise<void>;
+  create(orgId: string, input: WebhookEndpointCreate, actor: Actor): Promise<WebhookEndpointWithSecret>;
+  update(orgId: string, id: string, patch: WebhookEndpointUpdate, actor: Actor): Promise<WebhookEndpoint>;
+  delete(orgId: string, id: string, actor: Actor): Promise<void>;
   /** `whsec_…`, or for v1a the `whpk_…` public key receivers verify with. */
   secret(orgId: string, id: string): Promise<{ secret: string }>;
-  rotateSecret(orgId: string, id: string): Promise<WebhookEndpointWithSecret>;
+  /** Records `webhook_endpoint.updated` (previous_attributes.previous_secret_expires_at); no secret. */
+  rotateSecret(orgId: string, id: string, actor: Actor): Promise<WebhookEndpointWithSecret>;
   sendTest(orgId: string, id: string): Promise<WebhookTestDelivery>;
 }
 
@@ -109,7 +112,7 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
       return renderWebhookEndpoint(await selectEndpoint(store, orgId, id, false));
     },
 
-    create(orgId, input) {
+    create(orgId, input, actor) {
       validate(input);
       const scheme = input.signing_scheme ?? "v1";
       const secret = generateSecret(scheme);
@@ -139,12 +142,12 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
           ],
         );
         const endpoint = renderWebhookEndpoint(rows[0]!);
-        await recordEvents(tx, orgId, now, [{ type: "webhook_endpoint.created", object: endpoint }]);
+        await recordEvents(tx, orgId, now, [{ type: "webhook_endpoint.created", object: endpoint, actor }]);
         return { ...endpoint, secret: secret.shown };
       });
     },
 
-    update(orgId, id, patch) {
+    update(orgId, id, patch, actor) {
       validate(patch);
       return store.transaction(async (tx) => {
         const now = clock.now();
@@ -156,16 +159,16 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
            WHERE org_id = $1 AND id = $2 RETURNING *`,
           [orgId, id, ...updatedColumns(current, patch), now.toISOString()],
         );
-        return recordUpdate(tx, orgId, now, current, rows[0]!);
+        return recordUpdate(tx, { orgId, now, actor }, current, rows[0]!);
       });
     },
 
-    delete(orgId, id) {
+    delete(orgId, id, actor) {
       return store.transaction(async (tx) => {
         const current = await selectEndpoint(tx, orgId, id, true);
         await tx.query("DELETE FROM webhook_endpoints WHERE org_id = $1 AND id = $2", [orgId, id]);
         const object = renderWebhookEndpoint(current);
-        await recordEvents(tx, orgId, clock.now(), [{ type: "webhook_endpoint.deleted", object }]);
+        await recordEvents(tx, orgId, clock.now(), [{ type: "webhook_endpoint.deleted", object, actor }]);
       });
     },
 
@@ -174,7 +177,7 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
       return { secret: shownSecret(box.open(row.secret as string)) };
     },
 
-    rotateSecret(orgId, id) {
+    rotateSecret(orgId, id, actor) {
       return store.transaction(async (tx) => {
         const now = clock.now();
         const current = await selectEndpoint(tx, orgId, id, true);
@@ -191,7 +194,10 @@ export function createWebhookEndpointService(options: WebhookEndpointServiceOpti
             now.toISOString(),
           ],
         );
-        return { ...(await recordUpdate(tx, orgId, now, current, rows[0]!)), secret: secret.shown };
+        return {
+          ...(await recordUpdate(tx, { orgId, now, actor }, current, rows[0]!)),
+          secret: secret.shown,
+        };
       });
     },
 
@@ -247,19 +253,18 @@ async function selectEndpoint(db: Queryable, orgId: string, id: string, lock: bo
   return rows[0];
 }
 
-/** Records `webhook_endpoint.updated` with previous_attributes, unless nothing visible changed. */
+/** Records `webhook_endpoint.updated` by `actor` with previous_attributes, unless nothing visible changed. */
 async function recordUpdate(
   tx: Queryable,
-  orgId: string,
-  now: Date,
+  change: { orgId: string; now: Date; actor: Actor },
   before: Row,
   after: Row,
 ): Promise<WebhookEndpoint> {
   const [old, updated] = [renderWebhookEndpoint(before), renderWebhookEndpoint(after)];
   const changed = previousAttributes(old, updated);
   if (Object.keys(changed).length > 0) {
-    await recordEvents(tx, orgId, now, [
-      { type: "webhook_endpoint.updated", object: updated, previousAttributes: changed },
+    await recordEvents(tx, change.orgId, change.now, [
+      { type: "webhook_endpoint.updated", object: updated, previousAttributes: changed, actor: change.actor },
     ]);
   }
   return updated;

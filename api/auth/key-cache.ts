@@ -3,6 +3,7 @@ import {
   findPrincipalByHash,
   looksLikeApiKey,
   revokeApiKey,
+  type Actor,
   type ApiKey,
   type KeyPrincipal,
 } from "../../engines/index.ts";
@@ -22,15 +23,15 @@ import type { Queryable, Store } from "../../store/index.ts";
  * wrote it.
  *
  * @example
- *   const key = await keys.revoke(orgId, "key_3kTqZ9"); // refused on this node from now on
+ *   const key = await keys.revoke(orgId, "key_3kTqZ9", actorOf(principal)); // refused on this node from now on
  */
 export interface KeyCache {
   resolve(secret: string): Promise<KeyPrincipal | undefined>;
   /**
-   * Revokes a key (`revokeApiKey`: `api_key.revoked` the first time, the message to every node
-   * at commit) and drops it from this node's cache once committed. Throws `not_found`.
+   * Revokes a key (`revokeApiKey`: `api_key.revoked` by `actor` the first time, the message to
+   * every node at commit) and drops it from this node's cache once committed. Throws `not_found`.
    */
-  revoke(orgId: string, keyId: string): Promise<ApiKey>;
+  revoke(orgId: string, keyId: string, actor: Actor): Promise<ApiKey>;
   /** Drops a key changed elsewhere (the invalidation message of another node's change). */
   invalidate(keyId: string): void;
   clear(): void;
@@ -86,8 +87,8 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
       if (ttlMs > 0) remember({ hash, principal, expiresAt: now + (principal ? ttlMs : negativeTtlMs) });
       return principal;
     },
-    async revoke(orgId, keyId) {
-      const key = await revokeApiKey(db, orgId, keyId, clock);
+    async revoke(orgId, keyId, actor) {
+      const key = await revokeApiKey(db, orgId, keyId, clock, actor);
       invalidate(key.id);
       return key;
     },

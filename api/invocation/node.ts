@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ReadableStream } from "node:stream/web";
-import { AppError, type Logger } from "../../core/index.ts";
+import { AppError, tracer, withinSpan, type Logger } from "../../core/index.ts";
 import type { FunctionResponse } from "../../runtime/index.ts";
 import type { Metrics } from "../metrics.ts";
 import { readIncoming } from "../middleware/json-body.ts";
 import { requestIdFrom } from "../middleware/request-id.ts";
-import { recordRequest } from "../observe.ts";
+import { recordRequest, startRequestSpan } from "../observe.ts";
 import { asAppError, problemParts } from "../problem.ts";
 import { answerHeaders, headersFromNode, type HeaderPairs, type InvocationOrigin } from "./headers.ts";
 import { matchInvocation, type InvocationTarget } from "./match.ts";
@@ -54,24 +54,29 @@ async function serveNode(
   const given = req.headers["x-request-id"];
   const requestId = requestIdFrom(typeof given === "string" ? given : undefined);
   const outcome: InvocationOutcome = { headers: {}, principal: undefined };
+  const call = new NodeCall(req, target, requestId, method);
+  const span = tracer() && startRequestSpan(method, target.route, headerOf(req.headers.traceparent));
   let status = 500;
   try {
-    const response = await serveInvocation(deps, new NodeCall(req, target, requestId, method), outcome);
+    const response = await (span
+      ? withinSpan(span, () => serveInvocation(deps, call, outcome))
+      : serveInvocation(deps, call, outcome));
     status = response.status;
     await write(res, method, response, { "x-request-id": requestId, ...outcome.headers }, deps.origin);
   } catch (error) {
     status = writeProblem(res, error, requestId, outcome.headers, deps.log);
   } finally {
     const seconds = (performance.now() - started) / 1000;
-    recordRequest(deps, {
-      requestId,
-      method,
-      route: target.route,
-      status,
-      seconds,
-      org: outcome.principal?.orgId,
-    });
+    recordRequest(
+      deps,
+      { requestId, method, route: target.route, status, seconds, org: outcome.principal?.orgId },
+      span,
+    );
   }
+}
+
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -1,3 +1,7 @@
+import { mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
 import { Hono } from "hono";
 import { z } from "zod";
 import { AppError, safeEqual } from "../../core/index.ts";
@@ -9,12 +13,14 @@ import {
   listApiKeys,
   listOrganizations,
   OPERATOR,
+  OPERATOR_ACTOR,
   OrganizationCreateSchema,
   seedDemo,
   inviteMember,
   InvitationSchema,
   passwordResetToken,
 } from "../../engines/index.ts";
+import { backupFileName, writeBackup } from "../../store/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { parseBody } from "../validate.ts";
@@ -69,12 +75,32 @@ export function adminRoutes(deps: ApiDeps): Hono<AppEnv> {
   });
   app.post("/orgs/:org/keys/:id/revoke", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));
-    return c.json(await deps.keys.revoke(org.id, c.req.param("id")));
+    return c.json(await deps.keys.revoke(org.id, c.req.param("id"), OPERATOR_ACTOR));
   });
   app.post("/orgs/:org/seed", async (c) => {
     const org = await orgOrThrow(c.req.param("org"));
     const { size } = parseBody(c, z.object({ size: z.number().int().min(1).max(100).default(1) }));
     return c.json(await seedDemo(deps.store, deps.clock, org.id, size), 201);
+  });
+  // `tessera backup` while this server holds the embedded store: the archive, streamed as it is.
+  app.post("/backups", async () => {
+    const now = deps.clock.now();
+    const name = backupFileName(now);
+    const dir = await mkdtemp(join(tmpdir(), "tessera-backup-"));
+    try {
+      await writeBackup(deps.store, { path: join(dir, name), seal: deps.backupSeal, now });
+      // Opened, then unlinked: the open file is read to its end and its space freed with it.
+      const file = await open(join(dir, name));
+      const stream = file.createReadStream();
+      return new Response(Readable.toWeb(stream) as ReadableStream, {
+        headers: {
+          "content-type": "application/gzip",
+          "content-disposition": `attachment; filename="${name}"`,
+        },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
   return app;
 }

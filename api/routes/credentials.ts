@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import {
+  actorOf,
   ApiKeyCreateSchema,
   ApiKeySchema,
   createApiKey,
@@ -143,7 +144,10 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary: "Revoke an API key at once",
       params,
       ok: { 200: json(ApiKeySchema, "The revoked key") },
-      handler: async (c) => c.json(await deps.keys.revoke(c.var.principal.orgId, c.req.valid("param").id)),
+      handler: async (c) => {
+        const { principal } = c.var;
+        return c.json(await deps.keys.revoke(principal.orgId, c.req.valid("param").id, actorOf(principal)));
+      },
     }),
     operation({
       method: "delete",
@@ -153,7 +157,8 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       params,
       ok: { 204: { description: "Revoked" } },
       handler: async (c) => {
-        await deps.keys.revoke(c.var.principal.orgId, c.req.valid("param").id);
+        const { principal } = c.var;
+        await deps.keys.revoke(principal.orgId, c.req.valid("param").id, actorOf(principal));
         return c.body(null, 204);
       },
     }),

@@ -134,9 +134,9 @@ export function eventRoutes(deps: ApiDeps, catalog: readonly EventType[]): OpenA
 
 /**
  * `type`: a comma list of the catalog's event types, or one family (`invoice.*`); a 400 naming
- * what is unknown.
+ * what is unknown. The audit log passes the audit kinds as its catalog (routes/audit-events.ts).
  */
-function typeFilterOf(catalog: readonly EventType[]) {
+export function typeFilterOf(catalog: readonly Pick<EventType, "type">[]) {
   const known = new Set(catalog.map((entry) => entry.type));
   const families = new Set(catalog.map((entry) => `${entry.type.split(".")[0]}.*`));
   return (type: string | null): { types?: string[]; typePrefix?: string } => {

@@ -18,6 +18,7 @@ import {
   SecretsUpdateSchema,
   type FunctionService,
 } from "../../runtime/index.ts";
+import { actorOf } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
 import { json, listOf } from "../openapi.ts";
 import { eitherPattern, idPattern, namingParam } from "../path-params.ts";
@@ -74,7 +75,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       handler: async (c) => {
         const input = parseBody(c, FunctionDeploySchema);
         const principal = c.var.principal;
-        const deployed = await functions.deploy(principal.orgId, input, principal);
+        const deployed = await functions.deploy(principal.orgId, input, actorOf(principal), principal);
         c.header("Location", `${PATH}/${deployed.name}`);
         return c.json(deployed, 201);
       },
@@ -96,7 +97,8 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       params: Ref,
       ok: { 204: { description: "Deleted" } },
       handler: async (c) => {
-        await functions.delete(c.var.principal.orgId, c.req.valid("param").id);
+        const { principal } = c.var;
+        await functions.delete(principal.orgId, c.req.valid("param").id, actorOf(principal));
         return c.body(null, 204);
       },
     }),
@@ -135,7 +137,9 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       ok: { 200: json(FunctionSchema, "The function") },
       handler: async (c) => {
         const { version } = parseBody(c, RollbackSchema);
-        return c.json(await functions.rollback(c.var.principal.orgId, c.req.valid("param").id, version));
+        const { principal } = c.var;
+        const { id } = c.req.valid("param");
+        return c.json(await functions.rollback(principal.orgId, id, version, actorOf(principal)));
       },
     }),
     operation({
@@ -159,7 +163,8 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       handler: async (c) => {
         const updates = parseBody(c, SecretsUpdateSchema);
         const { id } = c.req.valid("param");
-        return c.json({ data: await functions.setSecrets(c.var.principal.orgId, id, updates) });
+        const { principal } = c.var;
+        return c.json({ data: await functions.setSecrets(principal.orgId, id, updates, actorOf(principal)) });
       },
     }),
     operation({
@@ -171,7 +176,7 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       ok: { 204: { description: "Removed" } },
       handler: async (c) => {
         const { id, secret } = c.req.valid("param");
-        await functions.deleteSecret(c.var.principal.orgId, id, secret);
+        await functions.deleteSecret(c.var.principal.orgId, id, secret, actorOf(c.var.principal));
         return c.body(null, 204);
       },
     }),

@@ -1,8 +1,11 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AppError, safeEqual } from "../../core/index.ts";
 import type { ApiDeps, AppEnv } from "../env.ts";
 
-/** Probes for load balancers and orchestrators, and the Prometheus scrape. */
+/**
+ * Probes for load balancers and orchestrators, and the Prometheus scrape, unless `/metrics` has a
+ * listener of its own (TESSERA_METRICS_PORT): then it is not found here.
+ */
 export function healthRoutes(deps: ApiDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -12,11 +15,32 @@ export function healthRoutes(deps: ApiDeps): Hono<AppEnv> {
     const rateLimits = deps.rateLimiter.counting?.() ?? "local";
     return c.json({ status: ready ? "ready" : "not_ready", rate_limits: rateLimits }, ready ? 200 : 503);
   });
+  if (!deps.config.metricsListener) {
+    app.get("/metrics", async (c) => {
+      requireMetricsToken(deps, c.req.header("authorization"));
+      return scrape(c, deps);
+    });
+  }
+  return app;
+}
+
+/**
+ * `/metrics` on its own listener (TESSERA_METRICS_PORT, main.ts), and nothing else there. It is on
+ * loopback unless the operator said otherwise, which the config allows only with
+ * TESSERA_METRICS_TOKEN: with that token set the scrape presents it (or the operator token), as on
+ * the API's port; without it, what can reach the listener may scrape.
+ */
+export function metricsRoutes(deps: ApiDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.get("/metrics", async (c) => {
-    requireMetricsToken(deps, c.req.header("authorization"));
-    return c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" });
+    if (deps.config.metricsToken) requireMetricsToken(deps, c.req.header("authorization"));
+    return scrape(c, deps);
   });
   return app;
+}
+
+async function scrape(c: Context<AppEnv>, deps: ApiDeps): Promise<Response> {
+  return c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" });
 }
 
 /**

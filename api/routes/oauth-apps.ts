@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import {
+  actorOf,
   createOAuthApp,
   deleteOAuthApp,
   disconnectInstallation,
@@ -120,7 +121,8 @@ export function oauthAppRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       params,
       ok: { 204: { description: "Deleted" } },
       handler: async (c) => {
-        await deleteOAuthApp(store, clock, c.var.principal.orgId, c.req.valid("param").id);
+        const { principal } = c.var;
+        await deleteOAuthApp(store, clock, principal.orgId, c.req.valid("param").id, actorOf(principal));
         return c.body(null, 204);
       },
     }),
@@ -150,7 +152,10 @@ export function oauthInstallationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       ok: { 200: json(OAuthInstallationSchema, "The disconnected installation") },
       handler: async (c) => {
         const { id } = c.req.valid("param");
-        return c.json(await disconnectInstallation(deps.store, deps.clock, c.var.principal.orgId, id));
+        const { principal } = c.var;
+        return c.json(
+          await disconnectInstallation(deps.store, deps.clock, principal.orgId, id, actorOf(principal)),
+        );
       },
     }),
   ]);

@@ -10,6 +10,7 @@ import {
   WebhookTestDeliverySchema,
   type WebhookEndpointService,
 } from "../../webhooks/index.ts";
+import { actorOf } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
 import { json, listOf } from "../openapi.ts";
 import { idParams } from "../path-params.ts";
@@ -46,7 +47,8 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       ok: { 201: json(WebhookEndpointWithSecretSchema, "The endpoint with its secret") },
       handler: async (c) => {
         const input = parseBody(c, WebhookEndpointCreateSchema);
-        const created = await endpoints.create(c.var.principal.orgId, input);
+        const { principal } = c.var;
+        const created = await endpoints.create(principal.orgId, input, actorOf(principal));
         c.header("Location", `${PATH}/${created.id}`);
         return c.json(created, 201);
       },
@@ -71,7 +73,7 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       handler: async (c) => {
         const { id } = c.req.valid("param");
         const patch = parseBody(c, WebhookEndpointUpdateSchema);
-        return c.json(await endpoints.update(c.var.principal.orgId, id, patch));
+        return c.json(await endpoints.update(c.var.principal.orgId, id, patch, actorOf(c.var.principal)));
       },
     }),
     operation({
@@ -82,7 +84,8 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       params,
       ok: { 204: { description: "Deleted" } },
       handler: async (c) => {
-        await endpoints.delete(c.var.principal.orgId, c.req.valid("param").id);
+        const { principal } = c.var;
+        await endpoints.delete(principal.orgId, c.req.valid("param").id, actorOf(principal));
         return c.body(null, 204);
       },
     }),
@@ -105,8 +108,12 @@ export function webhookEndpointRoutes(endpoints: WebhookEndpointService): OpenAP
       summary: "Make a new secret; the previous one keeps signing too for 24 hours",
       params,
       ok: { 200: json(WebhookEndpointWithSecretSchema, "The endpoint with its new secret") },
-      handler: async (c) =>
-        c.json(await endpoints.rotateSecret(c.var.principal.orgId, c.req.valid("param").id)),
+      handler: async (c) => {
+        const { principal } = c.var;
+        return c.json(
+          await endpoints.rotateSecret(principal.orgId, c.req.valid("param").id, actorOf(principal)),
+        );
+      },
     }),
     operation({
       method: "post",

@@ -2,6 +2,7 @@ import { principalOfSession } from "../session.ts";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { html, raw } from "hono/html";
 import type { FieldError } from "../../core/index.ts";
+import { actorOf } from "../../engines/index.ts";
 import {
   FUNCTION_AUTH,
   FunctionDeploySchema,
@@ -166,11 +167,8 @@ async function postDeploy(
   if (!parsed.success) return failed(deployErrors(fieldErrors(parsed.error), source));
   try {
     const { orgId } = signed.session;
-    const deployed = await parts.deps.functions.deploy(
-      orgId,
-      parsed.data,
-      principalOfSession(signed.session),
-    );
+    const principal = principalOfSession(signed.session);
+    const deployed = await parts.deps.functions.deploy(orgId, parsed.data, actorOf(principal), principal);
     return c.redirect(`/functions/${deployed.name}?deployed=${deployed.version}`, 303);
   } catch (error) {
     const refused = userError(error);

@@ -12,6 +12,7 @@ import type { AppEnv } from "../../api/env.ts";
 import { statusOf } from "../../api/problem.ts";
 import { csrfField, fieldError, type Html, postButton } from "../layout.ts";
 import { textOf, type DashboardParts, type Signed } from "../parts.ts";
+import { sessionActor } from "../session.ts";
 import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
 
 /**
@@ -32,7 +33,7 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
       c.html(await secretsPage(parts, signed, fn, { errors, name }), status);
     if (!parsed.success) return again(secretErrors(parsed.error.issues), 422);
     try {
-      await functions.setSecrets(signed.session.orgId, fn.id, parsed.data);
+      await functions.setSecrets(signed.session.orgId, fn.id, parsed.data, sessionActor(signed.session));
     } catch (error) {
       const refused = userError(error);
       return again({ _form: refused.message }, statusOf(refused.code) as ContentfulStatusCode);
@@ -44,7 +45,7 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const secret = c.req.param("secret") ?? "";
     try {
       if (!SECRET_NAME.test(secret)) throw notASecret(secret);
-      await functions.deleteSecret(signed.session.orgId, fn.id, secret);
+      await functions.deleteSecret(signed.session.orgId, fn.id, secret, sessionActor(signed.session));
     } catch (error) {
       const refused = userError(error);
       const status = statusOf(refused.code) as ContentfulStatusCode;

@@ -8,6 +8,7 @@ import { parseListQuery } from "../../api/list-params.ts";
 import { statusOf } from "../../api/problem.ts";
 import { type Html, postButton } from "../layout.ts";
 import type { DashboardParts, Signed } from "../parts.ts";
+import { sessionActor } from "../session.ts";
 import { canWrite, changing, functionPage, userError, viewing, when } from "./function-page.ts";
 import { pager, pageParams } from "./pager.ts";
 
@@ -25,7 +26,7 @@ export function versionRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const { signed, fn } = c.var;
     try {
       const version = versionOf(c.req.param("version") ?? "");
-      await parts.deps.functions.rollback(signed.session.orgId, fn.id, version);
+      await parts.deps.functions.rollback(signed.session.orgId, fn.id, version, sessionActor(signed.session));
     } catch (error) {
       const refused = userError(error);
       const status = statusOf(refused.code) as ContentfulStatusCode;

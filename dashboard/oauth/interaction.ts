@@ -101,7 +101,7 @@ export function interactionRoutes(app: Hono<AppEnv>, oauth: OAuthServer, parts: 
       userId: signed.session.user.id,
       grantId,
       scopes: granted,
-      grantor: { type: "member", role: member.role },
+      grantor: { type: "member", role: member.role, userId: signed.session.user.id },
     });
     // Re-consent by another member starts a new grant: the old one's tokens stop now.
     if (previousGrantId) await revokeGrantRecords(deps.store, previousGrantId);

@@ -11,6 +11,7 @@ import type { AppEnv } from "../../api/env.ts";
 import { page } from "../layout.ts";
 import { requires } from "../gates.ts";
 import { errorsByField, type DashboardParts, type Signed } from "../parts.ts";
+import { sessionActor } from "../session.ts";
 import {
   bodyOfValues,
   EMPTY_FORM,
@@ -107,7 +108,7 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     const { signed, form } = c.var;
     const values = valuesOfForm(form);
     const created = await saved(values, { schema: WebhookEndpointCreateSchema, creating: true }, (input) =>
-      service.create(signed.session.orgId, input),
+      service.create(signed.session.orgId, input, sessionActor(signed.session)),
     );
     if ("errors" in created) return formPage(c, signed, { values, errors: created.errors }, 422);
     return c.redirect(`/webhooks/${created.endpoint.id}?done=created`, 303);
@@ -135,7 +136,7 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     if (endpoint instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     const values = valuesOfForm(form);
     const updated = await saved(values, { schema: WebhookEndpointUpdateSchema, creating: false }, (input) =>
-      service.update(signed.session.orgId, id, input),
+      service.update(signed.session.orgId, id, input, sessionActor(signed.session)),
     );
     if ("errors" in updated) return formPage(c, signed, { endpoint, values, errors: updated.errors }, 422);
     return c.redirect(`/webhooks/${id}?done=updated`, 303);
@@ -148,7 +149,8 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
     app.post(`/webhooks/${ENDPOINT_ID}/${path}`, posted, writes, async (c) => {
       const { signed } = c.var;
       const id = c.req.param("id");
-      const updated = await refusalOf(() => service.update(signed.session.orgId, id, { enabled }));
+      const actor = sessionActor(signed.session);
+      const updated = await refusalOf(() => service.update(signed.session.orgId, id, { enabled }, actor));
       if (updated instanceof AppError) return notFound(c, parts, signed, "/webhooks");
       return c.redirect(`/webhooks/${id}?done=${path}d`, 303);
     });
@@ -156,7 +158,8 @@ export function endpointRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
 
   app.post(`/webhooks/${ENDPOINT_ID}/delete`, posted, writes, async (c) => {
     const { signed } = c.var;
-    const deleted = await refusalOf(() => service.delete(signed.session.orgId, c.req.param("id")));
+    const actor = sessionActor(signed.session);
+    const deleted = await refusalOf(() => service.delete(signed.session.orgId, c.req.param("id"), actor));
     if (deleted instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     return c.redirect("/webhooks?done=deleted", 303);
   });

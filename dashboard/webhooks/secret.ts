@@ -4,6 +4,7 @@ import { SIGNING_SECRET_ACCESS } from "../../webhooks/index.ts";
 import type { AppEnv } from "../../api/env.ts";
 import { requires } from "../gates.ts";
 import type { DashboardParts } from "../parts.ts";
+import { sessionActor } from "../session.ts";
 import { renderEndpoint } from "./endpoints.ts";
 import { ENDPOINT_ID, notFound, refusalOf } from "./views.ts";
 
@@ -30,7 +31,10 @@ export function secretRoutes(app: Hono<AppEnv>, parts: DashboardParts): void {
 
   app.post(`/webhooks/${ENDPOINT_ID}/rotate`, posted, requires("webhooks", "write"), async (c) => {
     const { signed } = c.var;
-    const rotated = await refusalOf(() => service.rotateSecret(signed.session.orgId, c.req.param("id")));
+    const actor = sessionActor(signed.session);
+    const rotated = await refusalOf(() =>
+      service.rotateSecret(signed.session.orgId, c.req.param("id"), actor),
+    );
     if (rotated instanceof AppError) return notFound(c, parts, signed, "/webhooks");
     const { secret, ...endpoint } = rotated;
     return renderEndpoint(c, parts, signed, endpoint, { secret, rotated: true });

@@ -3,6 +3,7 @@ import { AppError, newId, rfc3339 } from "../../core/index.ts";
 import type { Queryable } from "../../store/index.ts";
 import { likePattern, SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
+import { ActorSchema, type Actor } from "./actor.ts";
 
 /**
  * The transactional outbox: events are rows written by the same transaction as
@@ -17,6 +18,10 @@ export const EventSchema = z
     object: z.literal("event"),
     type: z.string().meta({ example: "invoice.paid" }),
     timestamp: z.string().meta({ description: "When the change committed (RFC 3339)" }),
+    actor: ActorSchema.optional().meta({
+      description:
+        "Who made the change, on management actions (keys, members, sessions, OAuth apps, functions, webhook endpoints): see docs/audit-log.md. Absent on data events.",
+    }),
     data: z.object({
       object: z.record(z.string(), z.unknown()),
       previous_attributes: z.record(z.string(), z.unknown()).optional(),
@@ -32,6 +37,8 @@ export interface EventRow {
   type: string;
   /** jsonb, written only by `eventsInsert` */
   data: Event["data"];
+  /** jsonb (migration 0023): who made a management change; null on data events. */
+  actor: Actor | null;
   created_at: Date;
   /** bigserial: write order */
   seq: number;
@@ -42,6 +49,11 @@ export interface EventInput {
   object: unknown;
   /** On updates: the changed fields' values before the change. */
   previousAttributes?: Record<string, unknown>;
+  /**
+   * Who did it, on a management action (`actorOf(principal)`, actor.ts). Only in the actor's own
+   * organization: an event written to another (the app's, when a member installs it) carries none.
+   */
+  actor?: Actor;
 }
 
 /** Writes events in the caller's transaction, in order, in one statement; returns their ids in order. */
@@ -76,11 +88,11 @@ export function eventsInsert(
       ? { object: event.object, previous_attributes: event.previousAttributes }
       : { object: event.object };
     ids.push(newId("evt"));
-    params.push(ids[ids.length - 1], event.type, data);
+    params.push(ids[ids.length - 1], event.type, data, event.actor ?? null);
     const n = offset + params.length;
-    return `($${n - 2}, ${org}, $${n - 1}, $${n}::jsonb, ${at})`;
+    return `($${n - 3}, ${org}, $${n - 2}, $${n - 1}::jsonb, $${n}::jsonb, ${at})`;
   });
-  const sql = `INSERT INTO events (id, org_id, type, data, created_at) VALUES ${rows.join(", ")}`;
+  const sql = `INSERT INTO events (id, org_id, type, data, actor, created_at) VALUES ${rows.join(", ")}`;
   return { sql, params, ids };
 }
 
@@ -117,6 +129,7 @@ export function renderEvent(row: EventRow): Event {
     object: "event",
     type: row.type,
     timestamp: rfc3339(row.created_at),
+    ...(row.actor ? { actor: row.actor } : {}),
     data: row.data,
   };
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AppError, newId, randomBase62, rfc3339, sha256Hex, type Clock } from "../../core/index.ts";
 import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
-import { recordEvents } from "../events/outbox.ts";
+import { actorOf } from "../events/actor.ts";
+import { previousAttributes, recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
 import { selectPage, type Page } from "../paging.ts";
 import { baseFields } from "../resource.ts";
@@ -118,8 +119,9 @@ function render(row: OAuthAppRow): OAuthApp {
 const newSecret = () => `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
 
 /**
- * Registers an app and records `oauth_app.created` in the same transaction. The scopes it may ask
- * for are a grant (its client secret obtains them by client credentials): `grantor` must hold them.
+ * Registers an app and records `oauth_app.created` (by `grantor`) in the same transaction. The scopes
+ * it may ask for are a grant (its client secret obtains them by client credentials): `grantor` must
+ * hold them.
  */
 export async function createOAuthApp(
   db: Queryable | Store,
@@ -153,7 +155,9 @@ export async function createOAuthApp(
       ],
     );
     const created = render(rows[0]!);
-    await recordEvents(tx, orgId, now, [{ type: "oauth_app.created", object: created }]);
+    await recordEvents(tx, orgId, now, [
+      { type: "oauth_app.created", object: created, actor: actorOf(grantor) },
+    ]);
     return { ...created, client_secret: secret };
   });
 }
@@ -184,12 +188,13 @@ export async function getOAuthApp(db: Queryable, orgId: string, id: string): Pro
 }
 
 /**
- * Changes what the app says about itself; tokens already issued keep at most the new scopes.
+ * Changes what the app says about itself, with `oauth_app.updated` (by `grantor`, with
+ * previous_attributes) when anything changed; tokens already issued keep at most the new scopes.
  * `grantor` must hold the app's scopes before and after: a new redirect URI on a wider app would
  * let its changer collect the codes of members who can grant more.
  */
 export async function updateOAuthApp(
-  db: Queryable,
+  db: Queryable | Store,
   clock: Clock,
   orgId: string,
   id: string,
@@ -197,57 +202,84 @@ export async function updateOAuthApp(
   grantor: Grantor,
 ): Promise<OAuthApp> {
   const change = OAuthAppUpdateSchema.parse(input);
-  const before = await getOAuthApp(db, orgId, id);
-  requireGrant(grantor, {
-    type: "oauth_app",
-    scopes: [...new Set([...before.scopes, ...(change.scopes ?? [])])],
+  return inTransaction(db, async (tx) => {
+    const before = await lockOAuthApp(tx, orgId, id);
+    requireGrant(grantor, {
+      type: "oauth_app",
+      scopes: [...new Set([...before.scopes, ...(change.scopes ?? [])])],
+    });
+    const now = clock.now();
+    const [row] = await tx.query<OAuthAppRow>(
+      `UPDATE oauth_apps SET
+         name = COALESCE($3, name),
+         logo_url = CASE WHEN $4::boolean THEN $5 ELSE logo_url END,
+         redirect_uris = COALESCE($6::text[], redirect_uris),
+         scopes = COALESCE($7::text[], scopes),
+         updated_at = $8
+       WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [
+        orgId,
+        id,
+        change.name ?? null,
+        change.logo_url !== undefined,
+        change.logo_url ?? null,
+        change.redirect_uris ?? null,
+        change.scopes ?? null,
+        rfc3339(now),
+      ],
+    );
+    const updated = render(row!);
+    const changed = previousAttributes(before, updated);
+    if (Object.keys(changed).length > 0) {
+      await recordEvents(tx, orgId, now, [
+        { type: "oauth_app.updated", object: updated, previousAttributes: changed, actor: actorOf(grantor) },
+      ]);
+    }
+    return updated;
   });
-  const [row] = await db.query<OAuthAppRow>(
-    `UPDATE oauth_apps SET
-       name = COALESCE($3, name),
-       logo_url = CASE WHEN $4::boolean THEN $5 ELSE logo_url END,
-       redirect_uris = COALESCE($6::text[], redirect_uris),
-       scopes = COALESCE($7::text[], scopes),
-       updated_at = $8
-     WHERE org_id = $1 AND id = $2 RETURNING *`,
-    [
-      orgId,
-      id,
-      change.name ?? null,
-      change.logo_url !== undefined,
-      change.logo_url ?? null,
-      change.redirect_uris ?? null,
-      change.scopes ?? null,
-      rfc3339(clock.now()),
-    ],
-  );
-  if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
-  return render(row);
 }
 
 /**
- * A new client secret; the old one stops working at once. The secret obtains the app's scopes by
- * client credentials, so `grantor` must hold them.
+ * A new client secret; the old one stops working at once. Records `oauth_app.secret_rotated` (by
+ * `grantor`; the event shows the new secret's last four characters, as the app does, never the
+ * secret). The secret obtains the app's scopes by client credentials, so `grantor` must hold them.
  */
 export async function rotateOAuthAppSecret(
-  db: Queryable,
+  db: Queryable | Store,
   clock: Clock,
   orgId: string,
   id: string,
   grantor: Grantor,
 ): Promise<OAuthAppWithSecret> {
-  const app = await getOAuthApp(db, orgId, id);
-  if (app.kind === "public") {
-    throw new AppError("invalid_request", "A public app has no client secret to rotate");
-  }
-  requireGrant(grantor, { type: "oauth_app", scopes: app.scopes });
-  const secret = newSecret();
-  const [row] = await db.query<OAuthAppRow>(
-    `UPDATE oauth_apps SET client_secret_hash = $3, secret_last4 = $4, updated_at = $5
-     WHERE org_id = $1 AND id = $2 RETURNING *`,
-    [orgId, id, sha256Hex(secret), secret.slice(-4), rfc3339(clock.now())],
+  return inTransaction(db, async (tx) => {
+    const app = await lockOAuthApp(tx, orgId, id);
+    if (app.kind === "public") {
+      throw new AppError("invalid_request", "A public app has no client secret to rotate");
+    }
+    requireGrant(grantor, { type: "oauth_app", scopes: app.scopes });
+    const secret = newSecret();
+    const now = clock.now();
+    const [row] = await tx.query<OAuthAppRow>(
+      `UPDATE oauth_apps SET client_secret_hash = $3, secret_last4 = $4, updated_at = $5
+       WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [orgId, id, sha256Hex(secret), secret.slice(-4), rfc3339(now)],
+    );
+    const rotated = render(row!);
+    await recordEvents(tx, orgId, now, [
+      { type: "oauth_app.secret_rotated", object: rotated, actor: actorOf(grantor) },
+    ]);
+    return { ...rotated, client_secret: secret };
+  });
+}
+
+/** The app, locked for the change the caller's transaction makes to it; `not_found` when none. */
+async function lockOAuthApp(tx: Queryable, orgId: string, id: string): Promise<OAuthApp> {
+  const [row] = await tx.query<OAuthAppRow>(
+    "SELECT * FROM oauth_apps WHERE org_id = $1 AND id = $2 FOR UPDATE",
+    [orgId, id],
   );
-  return { ...render(row!), client_secret: secret };
+  if (!row) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+  return render(row);
 }
 
 /** What the authorization server knows of an app (any organization's: the client id is global). */

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
 import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
+import { actorOf, type Actor } from "../events/actor.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { baseFields, rfcOrNull } from "../resource.ts";
 import { requireGrant, type Grantor } from "../tenancy/grants.ts";
-import { OAuthAppSchema } from "./apps.ts";
+import { getOAuthApp, OAuthAppSchema } from "./apps.ts";
 import { revokeGrantRecords } from "./records.ts";
 
 /**
@@ -42,6 +43,21 @@ export const OAUTH_EVENT_TYPES: EventType[] = [
   {
     type: "oauth_app.created",
     description: "An OAuth app was registered (its client secret is never sent).",
+    object: OAuthAppSchema,
+  },
+  {
+    type: "oauth_app.updated",
+    description: "An OAuth app's name, logo, redirect URIs or scopes changed; see previous_attributes.",
+    object: OAuthAppSchema,
+  },
+  {
+    type: "oauth_app.secret_rotated",
+    description: "An OAuth app's client secret was replaced; the old one stopped working (neither is sent).",
+    object: OAuthAppSchema,
+  },
+  {
+    type: "oauth_app.deleted",
+    description: "An OAuth app was deleted with its installations and tokens; the app as it was.",
     object: OAuthAppSchema,
   },
   {
@@ -114,6 +130,21 @@ function grantedBy(row: InstallationRow): OAuthInstallation["granted_by"] {
 /** Where an installation's events go: its organization, and the app's when that is another. */
 const eventOrgs = (row: InstallationRow): string[] => [...new Set([row.org_id, row.app_org_id])];
 
+/**
+ * An installation's events, one per organization it concerns: the actor is named only in its own
+ * organization (`actorOrg`); the other learns what happened to the app, not who did it there.
+ */
+const installationEvents = (
+  row: InstallationRow,
+  type: string,
+  object: OAuthInstallation,
+  by: { actor: Actor; actorOrg: string },
+) =>
+  eventOrgs(row).map((orgId) => ({
+    orgId,
+    event: { type, object, ...(orgId === by.actorOrg ? { actor: by.actor } : {}) },
+  }));
+
 export interface Authorization {
   orgId: string;
   appId: string;
@@ -126,9 +157,10 @@ export interface Authorization {
 
 /**
  * Records a consent: the organization's installation of the app now acts through `grantId` with
- * `scopes` (re-consenting replaces both), and `oauth_app.authorized` is written in the same
- * transaction. Returns the grant the installation held before, for the caller to revoke if it
- * is another one. The scopes are the grantor's to give (`requireGrant`): a member's role bounds them.
+ * `scopes` (re-consenting replaces both), and `oauth_app.authorized` (by the consenting member) is
+ * written in the same transaction. Returns the grant the installation held before, for the caller to
+ * revoke if it is another one. The scopes are the grantor's to give (`requireGrant`): a member's role
+ * bounds them.
  */
 export async function authorizeInstallation(
   db: Queryable | Store,
@@ -154,8 +186,9 @@ export async function authorizeInstallation(
       input.appId,
     ]);
     const installation = render(row!);
-    for (const orgId of eventOrgs(row!)) {
-      await recordEvents(tx, orgId, now, [{ type: "oauth_app.authorized", object: installation }]);
+    const by = { actor: actorOf(input.grantor), actorOrg: input.orgId };
+    for (const { orgId, event } of installationEvents(row!, "oauth_app.authorized", installation, by)) {
+      await recordEvents(tx, orgId, now, [event]);
     }
     const previous = before && !before.revoked_at ? before.grant_id : undefined;
     return { installation, previousGrantId: previous === input.grantId ? undefined : previous };
@@ -173,17 +206,19 @@ export async function listInstallations(db: Queryable, orgId: string): Promise<O
 
 /**
  * Disconnects an installation: marks it revoked, deletes every code, token and grant record of it
- * (so each token stops at its next use), and writes `oauth_app.deauthorized`, all in one transaction.
+ * (so each token stops at its next use), and writes `oauth_app.deauthorized` (by `actor`), all in one
+ * transaction.
  */
 export async function disconnectInstallation(
   db: Queryable | Store,
   clock: Clock,
   orgId: string,
   id: string,
+  actor: Actor,
 ): Promise<OAuthInstallation> {
   const now = clock.now();
   return inTransaction(db, async (tx) => {
-    const installation = await disconnectWithin(tx, now, orgId, id);
+    const installation = await disconnectWithin(tx, now, orgId, id, { actor, actorOrg: orgId });
     if (!installation) throw new AppError("not_found", `No such oauth_installation: '${id}'`);
     return installation;
   });
@@ -192,13 +227,15 @@ export async function disconnectInstallation(
 /**
  * Deletes an app (of `orgId`), its installations and every code, token and grant its client holds.
  * Each live installation is disconnected first, as a Disconnect would: the organization that
- * installed it and the app's own hear `oauth_app.deauthorized`, in the same transaction.
+ * installed it and the app's own hear `oauth_app.deauthorized`, then the app's `oauth_app.deleted`
+ * (by `actor`), in the same transaction.
  */
 export async function deleteOAuthApp(
   db: Queryable | Store,
   clock: Clock,
   orgId: string,
   id: string,
+  actor: Actor,
 ): Promise<void> {
   const now = clock.now();
   await inTransaction(db, async (tx) => {
@@ -207,16 +244,18 @@ export async function deleteOAuthApp(
       [orgId, id],
     );
     if (!app) throw new AppError("not_found", `No such oauth_app: '${id}'`);
+    const deleted = await getOAuthApp(tx, orgId, id);
     // Installations are other organizations' rows: found by the app, each acted on in its own org.
     const live = await tx.query<{ org_id: string; id: string }>(
       "SELECT org_id, id FROM oauth_installations WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at",
       [id],
     );
     for (const installation of live) {
-      await disconnectWithin(tx, now, installation.org_id, installation.id);
+      await disconnectWithin(tx, now, installation.org_id, installation.id, { actor, actorOrg: orgId });
     }
     await tx.query("DELETE FROM oauth_apps WHERE org_id = $1 AND id = $2", [orgId, id]);
     await tx.query("DELETE FROM oauth_records WHERE client_id = $1", [app.client_id]);
+    await recordEvents(tx, orgId, now, [{ type: "oauth_app.deleted", object: deleted, actor }]);
   });
 }
 
@@ -226,6 +265,7 @@ async function disconnectWithin(
   now: Date,
   orgId: string,
   id: string,
+  by: { actor: Actor; actorOrg: string },
 ): Promise<OAuthInstallation | undefined> {
   const [locked] = await tx.query<InstallationLockRow>(
     "SELECT grant_id, revoked_at FROM oauth_installations WHERE org_id = $1 AND id = $2 FOR UPDATE",
@@ -240,8 +280,13 @@ async function disconnectWithin(
   const [row] = await tx.query<InstallationRow>(`${SELECT} WHERE i.org_id = $1 AND i.id = $2`, [orgId, id]);
   const installation = render(row!);
   if (!locked.revoked_at) {
-    for (const target of eventOrgs(row!)) {
-      await recordEvents(tx, target, now, [{ type: "oauth_app.deauthorized", object: installation }]);
+    for (const { orgId: target, event } of installationEvents(
+      row!,
+      "oauth_app.deauthorized",
+      installation,
+      by,
+    )) {
+      await recordEvents(tx, target, now, [event]);
     }
   }
   return installation;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError, newId, type Clock } from "../../core/index.ts";
 import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
+import { actorOf } from "../events/actor.ts";
 import { EmailSchema } from "../fields.ts";
 import { requireGrant, type Grantor } from "../tenancy/grants.ts";
 import { hashPassword } from "./passwords.ts";
@@ -18,7 +19,8 @@ export type Invitation = z.infer<typeof InvitationSchema>;
 
 /**
  * A one-time link's token for `email` to join `orgId` as `role` (`users invite`). The role is
- * `grantor`'s to give (`requireGrant`): an owner in the dashboard, the operator on the CLI.
+ * `grantor`'s to give (`requireGrant`): an owner in the dashboard, the operator on the CLI; it is
+ * `member.invited`'s actor.
  */
 export async function inviteMember(
   db: Queryable | Store,
@@ -41,7 +43,8 @@ export async function inviteMember(
       role: input.role,
       ttlMs: INVITE_TTL_MS,
     });
-    await recordInvited(tx, clock, orgId, { tokenId: issued.id, email: input.email, role: input.role });
+    const invitation = { tokenId: issued.id, email: input.email, role: input.role };
+    await recordInvited(tx, clock, orgId, invitation, actorOf(grantor));
     return issued.token;
   });
 }

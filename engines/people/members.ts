@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError, type Clock } from "../../core/index.ts";
 import type { Queryable } from "../../store/index.ts";
+import { actorOf, type Actor } from "../events/actor.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { requireGrant, type Grantor } from "../tenancy/grants.ts";
@@ -69,7 +70,10 @@ export async function listMembers(db: Queryable, orgId: string): Promise<Member[
   return rows.map((row) => renderMember(row));
 }
 
-/** `member.joined` for a membership just written in `tx` (createMember, addMembership). */
+/**
+ * `member.joined` for a membership just written in `tx` (createMember, addMembership). Its actor is
+ * the person who joined: they set the account up, or accepted the invitation, themselves.
+ */
 export async function recordJoined(
   tx: Queryable,
   clock: Clock,
@@ -77,15 +81,18 @@ export async function recordJoined(
   userId: string,
 ): Promise<void> {
   const [row] = await tx.query<MemberRow>(`${SELECT_MEMBERS} AND m.user_id = $2`, [orgId, userId]);
-  if (row) await recordEvents(tx, orgId, clock.now(), [{ type: "member.joined", object: renderMember(row) }]);
+  if (!row) return;
+  const actor: Actor = { type: "user", id: userId };
+  await recordEvents(tx, orgId, clock.now(), [{ type: "member.joined", object: renderMember(row), actor }]);
 }
 
-/** `member.invited`, for the invitation link `tokenId` just written in `tx`. */
+/** `member.invited` by `actor`, for the invitation link `tokenId` just written in `tx`. */
 export async function recordInvited(
   tx: Queryable,
   clock: Clock,
   orgId: string,
   invitation: { tokenId: string; email: string; role: Role },
+  actor: Actor,
 ): Promise<void> {
   const now = clock.now();
   const member: Member = {
@@ -98,14 +105,15 @@ export async function recordInvited(
     status: "invited",
     created_at: now.toISOString(),
   };
-  await recordEvents(tx, orgId, now, [{ type: "member.invited", object: member }]);
+  await recordEvents(tx, orgId, now, [{ type: "member.invited", object: member, actor }]);
 }
 
 /**
  * Sets a member's role, or removes the member (`role` undefined), with its event. The last owner can
  * neither leave nor be demoted: the organization would have none. The member's sessions in this
  * organization end, since they act with the old role. `grantor` must be able to grant both the
- * member's role and the new one (`requireGrant`): nobody changes a member above their own role.
+ * member's role and the new one (`requireGrant`): nobody changes a member above their own role. It is
+ * the event's actor.
  */
 export async function changeMembership(
   tx: Queryable,
@@ -141,9 +149,10 @@ export async function changeMembership(
     [userId, orgId, now.toISOString()],
   );
   const member = role ? { ...renderMember(row), role } : renderMember(row, "removed");
+  const actor = actorOf(grantor);
   await recordEvents(tx, orgId, now, [
     role
-      ? { type: "member.role_changed", object: member, previousAttributes: { role: row.role } }
-      : { type: "member.removed", object: member },
+      ? { type: "member.role_changed", object: member, previousAttributes: { role: row.role }, actor }
+      : { type: "member.removed", object: member, actor },
   ]);
 }

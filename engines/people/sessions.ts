@@ -1,6 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { newId, type Clock, type Plan } from "../../core/index.ts";
-import type { Queryable, Store } from "../../store/index.ts";
+import { z } from "zod";
+import { newId, rfc3339, type Clock, type Plan } from "../../core/index.ts";
+import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
+import type { Actor } from "../events/actor.ts";
+import type { EventType } from "../events/catalog.ts";
+import { recordEvents } from "../events/outbox.ts";
 import { roleScopes, type Role } from "./roles.ts";
 import { hashToken, type User } from "./users.ts";
 
@@ -128,6 +132,84 @@ export function csrfMatches(session: SessionPrincipal, csrf: string | undefined)
   const expected = Buffer.from(session.csrfHash, "hex");
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/** A session as `session.revoked` carries it: where and when it signed in, never its token. */
+export const SessionSchema = z
+  .object({
+    id: z.string().meta({ example: "ses_3kTqZ9" }),
+    object: z.literal("session"),
+    user: z.string().describe("The signed-in user (`usr_…`)"),
+    user_agent: z.string(),
+    address: z.string().describe("The client's address when it signed in"),
+    created_at: z.string(),
+    last_seen_at: z.string(),
+    revoked_at: z.string().nullable(),
+  })
+  .meta({ id: "Session" });
+export type Session = z.infer<typeof SessionSchema>;
+
+/** `session.*` events: a session signed out from Settings → Sessions. */
+export const SESSION_EVENT_TYPES: EventType[] = [
+  {
+    type: "session.revoked",
+    description:
+      "A dashboard session was signed out from Settings → Sessions (one, or every one of the user's).",
+    object: SessionSchema,
+  },
+];
+
+/** A `user_sessions` row as `endUserSessions` returns it (migration 0016). */
+interface RevokedSessionRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  user_agent: string;
+  address: string;
+  created_at: Date;
+  last_seen_at: Date;
+  revoked_at: Date;
+}
+
+/**
+ * Signs out the user's sessions from Settings → Sessions: the one `only` names, or every one still
+ * open, each recorded as `session.revoked` by `actor` in the session's organization, in one
+ * transaction. Returns the ids it revoked (none: the user has no such open session). Signing out of
+ * the page's header and a password reset end sessions without events (`revokeSession`,
+ * `revokeUserSessions`): they are not an administrator's action.
+ */
+export async function endUserSessions(
+  db: Queryable | Store,
+  clock: Clock,
+  userId: string,
+  actor: Actor,
+  only?: string,
+): Promise<string[]> {
+  const now = clock.now();
+  return inTransaction(db, async (tx) => {
+    const rows = await tx.query<RevokedSessionRow>(
+      `UPDATE user_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL
+         AND ($3::text IS NULL OR id = $3) RETURNING *`,
+      [userId, now.toISOString(), only ?? null],
+    );
+    for (const row of rows) {
+      await recordEvents(tx, row.org_id, now, [
+        { type: "session.revoked", object: renderSession(row), actor },
+      ]);
+    }
+    return rows.map((row) => row.id);
+  });
+}
+
+const renderSession = (row: RevokedSessionRow): Session => ({
+  id: row.id,
+  object: "session",
+  user: row.user_id,
+  user_agent: row.user_agent,
+  address: row.address,
+  created_at: rfc3339(row.created_at),
+  last_seen_at: rfc3339(row.last_seen_at),
+  revoked_at: rfc3339(row.revoked_at),
+});
 
 export async function revokeSession(db: Queryable, clock: Clock, sessionId: string): Promise<void> {
   await db.query(`UPDATE user_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [

@@ -9,6 +9,7 @@ import {
   type Plan,
 } from "../../core/index.ts";
 import { inTransaction, type Queryable, type Store } from "../../store/index.ts";
+import { actorOf, type Actor } from "../events/actor.ts";
 import type { EventType } from "../events/catalog.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { SqlWhere } from "../list-query.ts";
@@ -128,7 +129,7 @@ export function apiKeyScopes(input: ApiKeyCreate): string[] {
  * Creates a key and its `api_key.created` event. Pass a transaction, or a store
  * (then one is opened), so the key and its event commit together. `grantor` is who asks:
  * a key wider than what it holds is refused (`requireGrant`; `OPERATOR` for the admin API,
- * the CLI and the first start).
+ * the CLI and the first start), and it is the event's actor (`actorOf`).
  *
  * @example
  *   await createApiKey(store, orgId, { kind: "read_only" }, c.get("principal"));
@@ -141,7 +142,8 @@ export async function createApiKey(
   options: { createdByUser?: string } = {},
 ): Promise<CreatedApiKey> {
   requireGrant(grantor, { type: "api_key", scopes: apiKeyScopes(input) });
-  return inTransaction(db, (tx) => insertApiKey(tx, orgId, input, options.createdByUser ?? null));
+  const actor = actorOf(grantor);
+  return inTransaction(db, (tx) => insertApiKey(tx, orgId, input, options.createdByUser ?? null, actor));
 }
 
 async function insertApiKey(
@@ -149,6 +151,7 @@ async function insertApiKey(
   orgId: string,
   input: ApiKeyCreate,
   createdByUser: string | null,
+  actor: Actor,
 ): Promise<CreatedApiKey> {
   const access = input.kind === "engine" ? (input.access ?? "read") : null;
   const scopes = apiKeyScopes(input);
@@ -171,7 +174,7 @@ async function insertApiKey(
     ],
   );
   const key = render(rows[0]!);
-  await recordEvents(db, orgId, rows[0]!.created_at, [{ type: "api_key.created", object: key }]);
+  await recordEvents(db, orgId, rows[0]!.created_at, [{ type: "api_key.created", object: key, actor }]);
   return { ...key, secret };
 }
 
@@ -194,8 +197,8 @@ export async function getApiKey(db: Queryable, orgId: string, id: string): Promi
 }
 
 /**
- * Revokes a key and records `api_key.revoked` the first time; at commit, migration 0018's
- * trigger tells every node listening to drop it. A node's own cache is dropped by the key
+ * Revokes a key and records `api_key.revoked` (by `actor`) the first time; at commit, migration
+ * 0018's trigger tells every node listening to drop it. A node's own cache is dropped by the key
  * cache's `revoke` (api/auth/key-cache.ts), which calls this: the API, the dashboard and the
  * CLI revoke through it, never through this alone.
  */
@@ -204,6 +207,7 @@ export async function revokeApiKey(
   orgId: string,
   id: string,
   clock: Clock,
+  actor: Actor,
 ): Promise<ApiKey> {
   return inTransaction(db, async (tx) => {
     const before = await tx.query<{ revoked_at: Date | null }>(
@@ -212,7 +216,7 @@ export async function revokeApiKey(
     );
     const key = await markRevoked(tx, orgId, id, clock);
     if (before[0] && !before[0].revoked_at) {
-      await recordEvents(tx, orgId, clock.now(), [{ type: "api_key.revoked", object: key }]);
+      await recordEvents(tx, orgId, clock.now(), [{ type: "api_key.revoked", object: key, actor }]);
     }
     return key;
   });

@@ -18,6 +18,8 @@ export type Operator = typeof OPERATOR;
 export interface MemberGrantor {
   type: "member";
   role: Role;
+  /** The member's user (`usr_…`): the actor its events record. */
+  userId: string;
 }
 
 /** Who grants: the request's credential (an API key, an OAuth token, a dashboard session), or the above. */

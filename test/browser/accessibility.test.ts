@@ -66,6 +66,7 @@ describeBrowser("the dashboard's accessibility (axe-core)", () => {
       "/settings/sessions",
       "/settings/organization",
       "/settings/integrations",
+      "/settings/audit-log",
     ];
   });
 

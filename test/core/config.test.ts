@@ -59,4 +59,76 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ ...base, ...env }), JSON.stringify(env)).toThrow(/TESSERA_FUNCTIONS_URL/);
     }
   });
+
+  it("puts /metrics on a listener of its own with TESSERA_METRICS_PORT, on loopback unless said", () => {
+    expect(loadConfig(base).metricsListener).toBeUndefined();
+    expect(loadConfig({ ...base, TESSERA_METRICS_PORT: "" }).metricsListener).toBeUndefined();
+    expect(loadConfig({ ...base, TESSERA_METRICS_PORT: "9464" }).metricsListener).toEqual({
+      host: "127.0.0.1",
+      port: 9464,
+    });
+    const token = { TESSERA_METRICS_TOKEN: "a-token-of-sixteen-or-more" };
+    expect(
+      loadConfig({ ...base, ...token, TESSERA_METRICS_PORT: "9464", TESSERA_METRICS_HOST: "0.0.0.0" })
+        .metricsListener,
+    ).toEqual({ host: "0.0.0.0", port: 9464 });
+  });
+
+  it("refuses a metrics listener on another interface without a token, or on a port taken already", () => {
+    expect(() =>
+      loadConfig({ ...base, TESSERA_METRICS_PORT: "9464", TESSERA_METRICS_HOST: "0.0.0.0" }),
+    ).toThrow(/TESSERA_METRICS_HOST: .*TESSERA_METRICS_TOKEN/);
+    expect(() => loadConfig({ ...base, PORT: "8787", TESSERA_METRICS_PORT: "8787" })).toThrow(
+      /TESSERA_METRICS_PORT/,
+    );
+    expect(() =>
+      loadConfig({ ...base, TESSERA_FUNCTIONS_URL: "http://127.0.0.1:8788", TESSERA_METRICS_PORT: "8788" }),
+    ).toThrow(/TESSERA_METRICS_PORT/);
+  });
+
+  it("turns tracing on with an OTLP endpoint, by the OpenTelemetry SDK's variables and defaults", () => {
+    expect(loadConfig(base).tracing).toBeUndefined();
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "" }).tracing).toBeUndefined();
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }).tracing).toEqual({
+      url: "http://collector:4318/v1/traces",
+      protocol: "http/protobuf",
+      serviceName: "tessera",
+      sampler: { name: "parentbased_always_on", ratio: 1 },
+      queryMinMs: 1,
+    });
+    const traces = loadConfig({
+      ...base,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example.com/otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: "tessera-eu",
+      OTEL_TRACES_SAMPLER: "ParentBased_TraceIdRatio",
+      OTEL_TRACES_SAMPLER_ARG: "0.1",
+      TESSERA_TRACE_QUERY_MIN_MS: "0",
+    }).tracing;
+    expect(traces).toEqual({
+      url: "https://traces.example.com/otlp",
+      protocol: "http/json",
+      serviceName: "tessera-eu",
+      sampler: { name: "parentbased_traceidratio", ratio: 0.1 },
+      queryMinMs: 0,
+    });
+    const disabled = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "TRUE" };
+    expect(loadConfig({ ...base, ...disabled }).tracing).toBeUndefined();
+  });
+
+  it("refuses OTLP over gRPC, an unknown sampler and a ratio outside 0–1, naming the variable", () => {
+    const on = { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
+    expect(() => loadConfig({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL: .*http\/protobuf/,
+    );
+    expect(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: "jaeger_remote" })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() =>
+      loadConfig({ ...on, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" }),
+    ).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    expect(() => loadConfig({ ...on, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+  });
 });

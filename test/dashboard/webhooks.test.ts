@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, silentLogger } from "../../core/index.ts";
+import { OPERATOR_ACTOR } from "../../engines/index.ts";
 import { createWebhookWorker } from "../../webhooks/index.ts";
 import { useTestApp, type TestOrg } from "../helpers/app.ts";
 import { signedInMember, type TestMember } from "../helpers/members.ts";
@@ -51,11 +52,11 @@ describe.each(workerStoreKinds())("the dashboard's webhooks on $name", (kind) =>
   };
   /** An endpoint made through the service, as `POST /v1/webhook_endpoints` makes one. */
   const endpointOf = (input: { url?: string; event_types?: string[]; description?: string } = {}) =>
-    t.services.webhookEndpoints.create(org.id, {
-      url: receiver.url,
-      event_types: ["contact.created"],
-      ...input,
-    });
+    t.services.webhookEndpoints.create(
+      org.id,
+      { url: receiver.url, event_types: ["contact.created"], ...input },
+      OPERATOR_ACTOR,
+    );
   const createdId = (location: string | null) =>
     /^\/webhooks\/(we_\w+)\?done=created$/.exec(location ?? "")![1]!;
 
@@ -117,7 +118,7 @@ describe.each(workerStoreKinds())("the dashboard's webhooks on $name", (kind) =>
     expect(list.text).toContain(`href="/webhooks/${id}"`);
     expect(list.text).toContain("Billing");
     // Its target is not a receiver of this suite: nothing more is sent to it.
-    await t.services.webhookEndpoints.delete(org.id, id);
+    await t.services.webhookEndpoints.delete(org.id, id, OPERATOR_ACTOR);
   });
 
   it("edits, disables and enables an endpoint, and deletes it after confirmation", async () => {
@@ -229,11 +230,15 @@ describe.each(workerStoreKinds())("the dashboard's webhooks on $name", (kind) =>
   });
 
   it("recovers the deliveries that failed since a time", async () => {
-    const endpoint = await t.services.webhookEndpoints.create(org.id, {
-      url: receiver.url,
-      event_types: ["contact.created"],
-      retry_policy: { exponential: { base_s: 1, cap_s: 1 }, max_attempts: 1 },
-    });
+    const endpoint = await t.services.webhookEndpoints.create(
+      org.id,
+      {
+        url: receiver.url,
+        event_types: ["contact.created"],
+        retry_policy: { exponential: { base_s: 1, cap_s: 1 }, max_attempts: 1 },
+      },
+      OPERATOR_ACTOR,
+    );
     receiver.respond = () => ({ status: 503 });
     try {
       const contact = await t.request("POST", "/v1/contacts", { key: org.key, body: { name: "Ada" } });
@@ -315,7 +320,11 @@ describe.each(workerStoreKinds())("the dashboard's webhooks on $name", (kind) =>
 
     // Another organization's endpoint is not found, as on the API.
     const other = await t.newOrg();
-    const theirs = await t.services.webhookEndpoints.create(other.id, { url: "https://example.com/theirs" });
+    const theirs = await t.services.webhookEndpoints.create(
+      other.id,
+      { url: "https://example.com/theirs" },
+      OPERATOR_ACTOR,
+    );
     expect((await get(`/webhooks/${theirs.id}`)).status).toBe(404);
     expect((await post(`/webhooks/${theirs.id}/secret`, {})).status).toBe(404);
   });

@@ -91,7 +91,7 @@ const ALLOWED: Array<[string, Grantor, string[]]> = [
   ],
   [
     "a developer consenting",
-    { type: "member", role: "developer" },
+    { type: "member", role: "developer", userId: "usr_consenting" },
     ["key read_only", "key growth read", "app growth:read", "app keys:write", "consent growth:read"],
   ],
   ["the operator (admin token, CLI)", OPERATOR, Object.keys(GRANTS)],

@@ -1,3 +1,5 @@
+import postgres from "postgres";
+import { randomBase62 } from "../../core/index.ts";
 import { createPgliteStore, createPostgresStore, migrate, type Store } from "../../store/index.ts";
 
 /**
@@ -25,4 +27,25 @@ async function migrated(opening: Promise<Store>): Promise<Store> {
   const store = await opening;
   await migrate(store);
   return store;
+}
+
+/** An empty database beside the one `url` names (no schema); `drop()` removes it. */
+export async function emptyDatabase(
+  url: string,
+  prefix = "test",
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBase62(10).toLowerCase()}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    async drop() {
+      const drop = postgres(url, { max: 1, onnotice: () => {} });
+      await drop.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await drop.end();
+    },
+  };
 }

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import postgres from "postgres";
 import { createSecretBox, randomBase62, type SecretBox } from "../../core/index.ts";
 import { createOrganization } from "../../engines/index.ts";
 import { createPgliteStore, createPostgresStore, migrate, type Store } from "../../store/index.ts";
 import { generateSecret } from "../../webhooks/index.ts";
 import { TEST_SECRET } from "./app.ts";
+import { emptyDatabase } from "./stores.ts";
 
 /** A receiver's record of one request. */
 export interface Received {
@@ -110,21 +110,14 @@ async function migrated(store: Store): Promise<Store> {
 
 /** A fresh database next to the one `url` names; dropped when the store is disposed. */
 export async function privateDatabase(url: string, poolSize = 4): Promise<Store & { url: string }> {
-  const name = `test_wh_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  const store = await migrated(createPostgresStore({ url: own.toString(), poolSize }));
+  const database = await emptyDatabase(url, "test_wh");
+  const store = await migrated(createPostgresStore({ url: database.url, poolSize }));
   return {
     ...store,
-    url: own.toString(),
+    url: database.url,
     async dispose() {
       await store.dispose();
-      const drop = postgres(url, { max: 1, onnotice: () => {} });
-      await drop.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await drop.end();
+      await database.drop();
     },
   };
 }

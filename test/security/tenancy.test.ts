@@ -151,7 +151,7 @@ describe.each(storeKinds())("organization isolation on $name", (kind) => {
         userId: member.userId,
         grantId: `grant-${org.id}`,
         scopes: ["finance:read"],
-        grantor: { type: "member", role: "owner" },
+        grantor: { type: "member", role: "owner", userId: member.userId },
       });
       if (org === owner) {
         targets.set("oauth_apps", {

@@ -4,6 +4,7 @@ import {
   createApiKey,
   createOrganization,
   OPERATOR,
+  OPERATOR_ACTOR,
   revokeApiKey,
   touchApiKey,
 } from "../../engines/index.ts";
@@ -55,7 +56,7 @@ describe.each(storeKinds())("invalidation messages on $name", (kind) => {
     await touchApiKey(store, key.id, new Date());
     await settle();
     expect(heardOf(key.id)).toEqual([]);
-    await revokeApiKey(store, org.id, key.id, systemClock);
+    await revokeApiKey(store, org.id, key.id, systemClock, OPERATOR_ACTOR);
     await expect.poll(() => heardOf(key.id)).toEqual([`key ${key.id}`]);
     // Nothing was lost: no reason to drop whole caches.
     expect(resets).toBe(0);
@@ -102,7 +103,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("invalidation messages across a 
       await expect.poll(() => resets, { timeout: 10_000 }).toBe(1);
       const org = await createOrganization(writer, { name: `invalidations-${randomBase62(8)}` });
       const key = await createApiKey(writer, org.id, { kind: "read_only", name: "k" }, OPERATOR);
-      await revokeApiKey(writer, org.id, key.id, systemClock);
+      await revokeApiKey(writer, org.id, key.id, systemClock, OPERATOR_ACTOR);
       await expect.poll(() => heard.includes(key.id), { timeout: 10_000 }).toBe(true);
     } finally {
       await proxy.close();

@@ -108,6 +108,12 @@ export const OPERATIONS: readonly OperationEntry[] = [
     clientMethod: "eventTypes.list",
   },
   {
+    operationId: "audit_events.list",
+    httpMethod: "GET",
+    path: "/v1/audit_events",
+    clientMethod: "auditEvents.list",
+  },
+  {
     operationId: "webhook_endpoints.list",
     httpMethod: "GET",
     path: "/v1/webhook_endpoints",

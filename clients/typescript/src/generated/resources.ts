@@ -19,6 +19,8 @@ import type {
   ApiKeysCreateParams,
   ApiKeysCreateResponse,
   ApiKeysListParams,
+  AuditEvent,
+  AuditEventsListParams,
   Candidate,
   CandidatesCreateParams,
   CandidatesListParams,
@@ -261,6 +263,17 @@ export class EventTypesResource extends APIResource {
   list(options?: RequestOptions): PagePromise<EventType, PageMeta> {
     return this._client.list<EventType, PageMeta>(
       { method: "GET", path: `/v1/event_types`, pagination: "offset" },
+      options,
+    );
+  }
+}
+
+/** `client.auditEvents`. */
+export class AuditEventsResource extends APIResource {
+  /** List the audit log: management actions with their actor, newest first. `GET /v1/audit_events` */
+  list(params?: AuditEventsListParams, options?: RequestOptions): PagePromise<AuditEvent, PageMeta> {
+    return this._client.list<AuditEvent, PageMeta>(
+      { method: "GET", path: `/v1/audit_events`, query: params, pagination: "offset" },
       options,
     );
   }
@@ -1063,6 +1076,8 @@ export abstract class TesseraResources extends BaseClient {
   readonly events: EventsResource = new EventsResource(this);
 
   readonly eventTypes: EventTypesResource = new EventTypesResource(this);
+
+  readonly auditEvents: AuditEventsResource = new AuditEventsResource(this);
 
   readonly webhookEndpoints: WebhookEndpointsResource = new WebhookEndpointsResource(this);
 

@@ -9,10 +9,35 @@ export interface Event {
   type: string;
   /** When the change committed (RFC 3339) */
   timestamp: string;
+  /** Who made the change, on management actions (keys, members, sessions, OAuth apps, functions, webhook endpoints): see docs/audit-log.md. Absent on data events. */
+  actor?: {
+    type: "user" | "api_key" | "oauth_app" | "cli";
+    /** The user (`usr_…`), the API key (`key_…`), the OAuth app (`oapp_…`), or `operator` */
+    id: string;
+  };
   data: {
     object: Record<string, unknown>;
     previous_attributes?: Record<string, unknown>;
   };
+}
+
+export interface AuditEvent {
+  id: string;
+  object: "event";
+  type: string;
+  /** When the change committed (RFC 3339) */
+  timestamp: string;
+  actor: Actor;
+  data: {
+    object: Record<string, unknown>;
+    previous_attributes?: Record<string, unknown>;
+  };
+}
+
+export interface Actor {
+  type: "user" | "api_key" | "oauth_app" | "cli";
+  /** The user (`usr_…`), the API key (`key_…`), the OAuth app (`oapp_…`), or `operator` */
+  id: string;
 }
 
 export interface Invoice {
@@ -897,6 +922,24 @@ export interface EventsListParams {
   per_page?: number;
   /** Event types, comma-separated, or one family like invoice.* */
   type?: string;
+  /** RFC 3339 timestamp or YYYY-MM-DD */
+  created_after?: string;
+  /** RFC 3339 timestamp or YYYY-MM-DD */
+  created_before?: string;
+}
+
+/** The parameters of `audit_events.list` (GET /v1/audit_events). */
+export interface AuditEventsListParams {
+  /** Page number, from 1 */
+  page?: number;
+  /** Items per page, 1-100 (default 25) */
+  per_page?: number;
+  /** Audit event types, comma-separated, or one family like member.* (GET /v1/event_types) */
+  type?: string;
+  /** One value or a comma list of: user, api_key, oauth_app, cli */
+  actor_type?: OneOrMany<"user" | "api_key" | "oauth_app" | "cli">;
+  /** The actor's id: usr_…, key_…, oapp_…, or operator */
+  actor_id?: string;
   /** RFC 3339 timestamp or YYYY-MM-DD */
   created_after?: string;
   /** RFC 3339 timestamp or YYYY-MM-DD */

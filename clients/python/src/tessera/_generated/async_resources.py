@@ -13,6 +13,7 @@ from tessera._base_client import AsyncAPIClient, RequestOptions, model_parser, n
 from tessera._generated.models import (
     ApiKey,
     ApiKeyCreateResponse,
+    AuditEvent,
     Candidate,
     Communication,
     Contact,
@@ -69,6 +70,8 @@ from tessera._types import NOT_GIVEN, Body, Headers, NotGiven, Query, Timeout
 __all__ = [
     "AsyncApiKeysResource",
     "AsyncApiKeysResourceWithRawResponse",
+    "AsyncAuditEventsResource",
+    "AsyncAuditEventsResourceWithRawResponse",
     "AsyncCandidatesResource",
     "AsyncCandidatesResourceWithRawResponse",
     "AsyncClientResources",
@@ -790,6 +793,69 @@ class AsyncEventTypesResource(AsyncAPIResource):
 
 class AsyncEventTypesResourceWithRawResponse:
     def __init__(self, resource: AsyncEventTypesResource) -> None:
+        self.list = async_to_raw_response_wrapper(resource.list)
+
+
+class AsyncAuditEventsResource(AsyncAPIResource):
+    """``client.audit_events``: 1 operation(s)."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncAuditEventsResourceWithRawResponse:
+        """The same methods, answering an APIResponse (status, headers, then .parse())."""
+        return AsyncAuditEventsResourceWithRawResponse(self)
+
+    async def list(
+        self,
+        *,
+        page: int | NotGiven = NOT_GIVEN,
+        per_page: int | NotGiven = NOT_GIVEN,
+        type: str | Sequence[str] | NotGiven = NOT_GIVEN,
+        actor_type: str | Sequence[str] | NotGiven = NOT_GIVEN,
+        actor_id: str | NotGiven = NOT_GIVEN,
+        created_after: str | date | NotGiven = NOT_GIVEN,
+        created_before: str | date | NotGiven = NOT_GIVEN,
+        extra_headers: Headers | None = None,
+        extra_query: Query | None = None,
+        timeout: Timeout | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+    ) -> AsyncPage[AuditEvent]:
+        """List the audit log: management actions with their actor, newest first.
+
+        Operation: audit_events.list (GET /v1/audit_events).
+
+        Args:
+            page: Page number, from 1
+            per_page: Items per page, 1-100 (default 25)
+            type: Audit event types, comma-separated, or one family like member.* (GET /v1/event_types)
+            actor_type: One value or a comma list of: user, api_key, oauth_app, cli
+            actor_id: The actor's id: usr_…, key_…, oapp_…, or operator
+            created_after: RFC 3339 timestamp or YYYY-MM-DD
+            created_before: RFC 3339 timestamp or YYYY-MM-DD
+        """
+        return await self._client.request(
+            "GET",
+            "/v1/audit_events",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "type": type,
+                "actor_type": actor_type,
+                "actor_id": actor_id,
+                "created_after": created_after,
+                "created_before": created_before,
+            },
+            options=RequestOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                timeout=timeout,
+                max_retries=max_retries,
+            ),
+            parse=async_page(AuditEvent),
+        )
+
+
+class AsyncAuditEventsResourceWithRawResponse:
+    def __init__(self, resource: AsyncAuditEventsResource) -> None:
         self.list = async_to_raw_response_wrapper(resource.list)
 
 
@@ -4458,6 +4524,7 @@ class AsyncClientResources(AsyncAPIClient):
     oauth_installations: AsyncOauthInstallationsResource
     events: AsyncEventsResource
     event_types: AsyncEventTypesResource
+    audit_events: AsyncAuditEventsResource
     webhook_endpoints: AsyncWebhookEndpointsResource
     webhook_deliveries: AsyncWebhookDeliveriesResource
     engines: AsyncEnginesResource
@@ -4480,6 +4547,7 @@ class AsyncClientResources(AsyncAPIClient):
         self.oauth_installations = AsyncOauthInstallationsResource(self)
         self.events = AsyncEventsResource(self)
         self.event_types = AsyncEventTypesResource(self)
+        self.audit_events = AsyncAuditEventsResource(self)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(self)
         self.webhook_deliveries = AsyncWebhookDeliveriesResource(self)
         self.engines = AsyncEnginesResource(self)

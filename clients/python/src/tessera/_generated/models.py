@@ -9,14 +9,18 @@ from typing import Any, Literal
 from tessera._models import BaseModel, list_of, model, union
 
 __all__ = [
+    "Actor",
     "ApiKey",
     "ApiKeyCreateResponse",
+    "AuditEvent",
+    "AuditEventData",
     "Candidate",
     "Communication",
     "Contact",
     "Deal",
     "EngineStateEntry",
     "Event",
+    "EventActor",
     "EventData",
     "EventType",
     "Function",
@@ -251,7 +255,19 @@ class Event(BaseModel):
     timestamp: str
     """When the change committed (RFC 3339)"""
 
+    actor: EventActor | None
+    """Who made the change, on management actions (keys, members, sessions, OAuth apps, functions, webhook endpoints): see docs/audit-log.md. Absent on data events."""
+
     data: EventData
+
+
+class EventActor(BaseModel):
+    """Who made the change, on management actions (keys, members, sessions, OAuth apps, functions, webhook endpoints): see docs/audit-log.md. Absent on data events."""
+
+    type: Literal["user", "api_key", "oauth_app", "cli"]
+
+    id: str
+    """The user (`usr_…`), the API key (`key_…`), the OAuth app (`oapp_…`), or `operator`"""
 
 
 class EventData(BaseModel):
@@ -268,6 +284,32 @@ class EventType(BaseModel):
 
     schema: dict[str, Any]
     """JSON Schema of the whole event"""
+
+
+class AuditEvent(BaseModel):
+    """The ``event`` object."""
+
+    id: str
+    object: Literal["event"]
+    type: str
+
+    timestamp: str
+    """When the change committed (RFC 3339)"""
+
+    actor: Actor
+    data: AuditEventData
+
+
+class Actor(BaseModel):
+    type: Literal["user", "api_key", "oauth_app", "cli"]
+
+    id: str
+    """The user (`usr_…`), the API key (`key_…`), the OAuth app (`oapp_…`), or `operator`"""
+
+
+class AuditEventData(BaseModel):
+    object: dict[str, Any]
+    previous_attributes: dict[str, Any] | None
 
 
 class WebhookEndpoint(BaseModel):
@@ -958,7 +1000,12 @@ OAuthInstallation._converters = {
     "granted_by": model(OAuthInstallationGrantedBy),
 }
 Event._converters = {
+    "actor": model(EventActor),
     "data": model(EventData),
+}
+AuditEvent._converters = {
+    "actor": model(Actor),
+    "data": model(AuditEventData),
 }
 WebhookEndpoint._converters = {
     "retry_policy": model(WebhookRetryPolicy),

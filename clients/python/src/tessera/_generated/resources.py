@@ -13,6 +13,7 @@ from tessera._base_client import RequestOptions, SyncAPIClient, model_parser, no
 from tessera._generated.models import (
     ApiKey,
     ApiKeyCreateResponse,
+    AuditEvent,
     Candidate,
     Communication,
     Contact,
@@ -69,6 +70,8 @@ from tessera._types import NOT_GIVEN, Body, Headers, NotGiven, Query, Timeout
 __all__ = [
     "ApiKeysResource",
     "ApiKeysResourceWithRawResponse",
+    "AuditEventsResource",
+    "AuditEventsResourceWithRawResponse",
     "CandidatesResource",
     "CandidatesResourceWithRawResponse",
     "CommunicationsResource",
@@ -790,6 +793,69 @@ class EventTypesResource(SyncAPIResource):
 
 class EventTypesResourceWithRawResponse:
     def __init__(self, resource: EventTypesResource) -> None:
+        self.list = to_raw_response_wrapper(resource.list)
+
+
+class AuditEventsResource(SyncAPIResource):
+    """``client.audit_events``: 1 operation(s)."""
+
+    @cached_property
+    def with_raw_response(self) -> AuditEventsResourceWithRawResponse:
+        """The same methods, answering an APIResponse (status, headers, then .parse())."""
+        return AuditEventsResourceWithRawResponse(self)
+
+    def list(
+        self,
+        *,
+        page: int | NotGiven = NOT_GIVEN,
+        per_page: int | NotGiven = NOT_GIVEN,
+        type: str | Sequence[str] | NotGiven = NOT_GIVEN,
+        actor_type: str | Sequence[str] | NotGiven = NOT_GIVEN,
+        actor_id: str | NotGiven = NOT_GIVEN,
+        created_after: str | date | NotGiven = NOT_GIVEN,
+        created_before: str | date | NotGiven = NOT_GIVEN,
+        extra_headers: Headers | None = None,
+        extra_query: Query | None = None,
+        timeout: Timeout | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+    ) -> SyncPage[AuditEvent]:
+        """List the audit log: management actions with their actor, newest first.
+
+        Operation: audit_events.list (GET /v1/audit_events).
+
+        Args:
+            page: Page number, from 1
+            per_page: Items per page, 1-100 (default 25)
+            type: Audit event types, comma-separated, or one family like member.* (GET /v1/event_types)
+            actor_type: One value or a comma list of: user, api_key, oauth_app, cli
+            actor_id: The actor's id: usr_…, key_…, oapp_…, or operator
+            created_after: RFC 3339 timestamp or YYYY-MM-DD
+            created_before: RFC 3339 timestamp or YYYY-MM-DD
+        """
+        return self._client.request(
+            "GET",
+            "/v1/audit_events",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "type": type,
+                "actor_type": actor_type,
+                "actor_id": actor_id,
+                "created_after": created_after,
+                "created_before": created_before,
+            },
+            options=RequestOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                timeout=timeout,
+                max_retries=max_retries,
+            ),
+            parse=sync_page(AuditEvent),
+        )
+
+
+class AuditEventsResourceWithRawResponse:
+    def __init__(self, resource: AuditEventsResource) -> None:
         self.list = to_raw_response_wrapper(resource.list)
 
 
@@ -4458,6 +4524,7 @@ class SyncClientResources(SyncAPIClient):
     oauth_installations: OauthInstallationsResource
     events: EventsResource
     event_types: EventTypesResource
+    audit_events: AuditEventsResource
     webhook_endpoints: WebhookEndpointsResource
     webhook_deliveries: WebhookDeliveriesResource
     engines: EnginesResource
@@ -4480,6 +4547,7 @@ class SyncClientResources(SyncAPIClient):
         self.oauth_installations = OauthInstallationsResource(self)
         self.events = EventsResource(self)
         self.event_types = EventTypesResource(self)
+        self.audit_events = AuditEventsResource(self)
         self.webhook_endpoints = WebhookEndpointsResource(self)
         self.webhook_deliveries = WebhookDeliveriesResource(self)
         self.engines = EnginesResource(self)
