@@ -101,15 +101,17 @@ describe("backup and restore from the command line", { timeout: 180_000 }, () =>
     try {
       // No new organization, key or setup link: the store is the old one.
       expect(restored.output()).not.toContain("created organization");
-      const before = await (await api("/v1/contacts?per_page=100")).json();
-      const after = await fetch(`${restored.url}/v1/contacts?per_page=100`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      expect(after.status).toBe(200);
+      const total = async (base: string) => {
+        const res = await fetch(`${base}/v1/contacts?per_page=1`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { meta: { total: number } }).meta.total;
+      };
       const manifest = await verifyBackup(archive, createBackupSeal(secret));
       const rows = manifest.tables.find((table) => table.name === "contacts")!.rows;
-      expect(((await after.json()) as { data: unknown[] }).data).toHaveLength(rows);
-      expect((before as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(rows);
+      expect(await total(restored.url)).toBe(rows);
+      expect(await total(server.url)).toBeGreaterThanOrEqual(rows);
     } finally {
       await restored.stop();
     }
@@ -120,8 +122,10 @@ describe("backup and restore from the command line", { timeout: 180_000 }, () =>
     const dry = await runCli(["migrate", "--dry-run"], { TESSERA_DATA_DIR: fresh });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^\d+ migrations would be applied, in order:\n {2}0001_platform\n/);
-    expect((await runCli(["migrate", "--dry-run"], { TESSERA_DATA_DIR: fresh })).stdout).toBe(dry.stdout);
-    expect((await runCli(["migrate"], { TESSERA_DATA_DIR: fresh })).code).toBe(0);
+    // Nothing was applied: `migrate` applies them all, and then nothing is left.
+    expect((await runCli(["migrate"], { TESSERA_DATA_DIR: fresh })).stdout).toContain(
+      `"applied": [\n    1,\n`,
+    );
     expect((await runCli(["migrate", "--dry-run"], { TESSERA_DATA_DIR: fresh })).stdout).toMatch(
       /^nothing to apply/,
     );
