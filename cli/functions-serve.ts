@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, join, relative } from "node:path";
@@ -27,6 +27,7 @@ import {
 import { parseEnvFile } from "./env-file.ts";
 import { collectUpload } from "./functions.ts";
 import type { RemoteContext } from "./functions-remote.ts";
+import { watchTree } from "./watch-tree.ts";
 
 /**
  * `tessera functions serve DIR`: the folder, compiled as a deploy compiles it, run in the same
@@ -194,13 +195,17 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
   const origin = `http://${options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname}:${port}`;
 
   let timer: NodeJS.Timeout | undefined;
-  const watcher: FSWatcher = watch(dir, { recursive: true }, (_event, file) => {
-    if (file && IGNORED.test(file)) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      building = building.then(() => compile(`reloaded (${file ?? "a change"})`));
-    }, DEBOUNCE_MS);
-  });
+  // Saves come in bursts (a temp file, a rename, the editor's swap file): one build after the last.
+  const watcher = watchTree(
+    dir,
+    (file) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        building = building.then(() => compile(`reloaded (${file})`));
+      }, DEBOUNCE_MS);
+    },
+    IGNORED,
+  );
 
   return disposable<ServedFunction>({
     url: origin,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,5 +130,28 @@ export default async function (req: Request, ctx: Context): Promise<Response> {
     const fixed = await askUntil("/", (body) => body === "fixed");
     expect(fixed.status).toBe(200);
     expect(await fixed.text()).toBe("fixed");
+  });
+
+  it("keeps reloading whatever the save style: a temp file renamed over the original, again, and in place", async () => {
+    // What many editors do (an "atomic save"): write beside the file, then rename over it.
+    const atomic = (file: string, source: string) => {
+      const temp = join(fn, `.${file.replaceAll("/", "_")}.tmp-${Date.now()}`);
+      writeFileSync(temp, source);
+      renameSync(temp, join(fn, file));
+    };
+    for (const n of [1, 2, 3]) {
+      atomic("index.ts", `export default () => new Response("atomic ${n}");\n`);
+      const answer = await askUntil("/", (body) => body === `atomic ${n}`);
+      expect(await answer.text()).toBe(`atomic ${n}`);
+    }
+    // A folder made after the start is watched too, and a rename inside it is seen.
+    mkdirSync(join(fn, "lib"));
+    atomic("lib/word.ts", `export const word = "from lib";\n`);
+    atomic("index.ts", `import { word } from "./lib/word.ts";\nexport default () => new Response(word);\n`);
+    expect(await (await askUntil("/", (body) => body === "from lib")).text()).toBe("from lib");
+    atomic("lib/word.ts", `export const word = "renamed in lib";\n`);
+    expect(await (await askUntil("/", (body) => body === "renamed in lib")).text()).toBe("renamed in lib");
+    write(`export default () => new Response("in place");\n`);
+    expect(await (await askUntil("/", (body) => body === "in place")).text()).toBe("in place");
   });
 });
