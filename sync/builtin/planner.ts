@@ -14,6 +14,7 @@ import { products, search, snapshot } from "./handlers/overview.ts";
 import { payments, revenue } from "./handlers/payments.ts";
 import { lookup } from "./handlers/records.ts";
 import { skills, skillsVerified } from "./handlers/skills.ts";
+import { unaccounted } from "./accounting.ts";
 import { help } from "./help.ts";
 import { structuredAnswer } from "./query/index.ts";
 import { classify } from "./intents.ts";
@@ -131,6 +132,12 @@ async function route(ctx: PlanContext): Promise<Answer> {
   if (write) return runWrite(write, ctx);
   const structured = await structuredAnswer(ctx);
   if (structured) return structured;
+  return read(ctx, ranked);
+}
+
+/** A read question: a follow-up on the last reply, the best-scoring intent, a bare name, or the help. */
+async function read(ctx: PlanContext, ranked: ReturnType<typeof classify>): Promise<Answer> {
+  const { analysis, memory } = ctx;
   const followed = memory ? await followUp(ctx) : null;
   if (followed) return followed;
   const again = memory && isRead(memory.intent) ? memory.intent : undefined;
@@ -140,10 +147,39 @@ async function route(ctx: PlanContext): Promise<Answer> {
   }
   for (const { intent } of ranked) {
     const answer = await READ_HANDLERS[intent](ctx);
-    if (answer) return answer;
+    if (answer) return intent === "help" ? answer : accounted(ctx, answer);
   }
   if (again && hasSlots(analysis)) return rerun(ctx, again, memory!);
-  return (await lookup(ctx)) ?? withoutEarlier(ctx) ?? help(ctx);
+  const found = await lookup(ctx);
+  if (found) return accounted(ctx, found);
+  return withoutEarlier(ctx) ?? help(ctx);
+}
+
+/** Words that point at the records of the reply before. */
+const POINTS_BACK = /\b(?:of (?:them|those|these)|those ones|these ones|those|these|them|they)\b/;
+/** The same, when no reply came before: "they" and "them" may be the message's own clients or people. */
+const POINTS_AT_NOTHING = /\b(?:of (?:them|those|these)|those ones|these ones|those|these)\b/;
+
+/**
+ * An intent's answer (or a bare name's), if it accounts for every word of the message that carries meaning (accounting.ts);
+ * otherwise the words it did not read, said back, and no answer: a reply to a different question
+ * is worse than none.
+ */
+function accounted(ctx: PlanContext, answer: Answer): Answer {
+  if (answer.understood === false || answer.failed) return answer;
+  const missing = unaccounted(ctx.analysis, answer.reply, answer.memory?.intent);
+  // The intents answer afresh: "them" is not theirs to read, whether a list came before ("what skills do
+  // they have" is not every skill) or none did ("which of them are still active").
+  const pointer = (ctx.memory ? POINTS_BACK : POINTS_AT_NOTHING).exec(ctx.analysis.norm.lower)?.[0];
+  if (pointer) missing.unshift(pointer);
+  if (missing.length === 0) return answer;
+  const words = missing.map((word) => `“${word}”`);
+  const list = words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`;
+  return {
+    reply: `I didn't understand ${list} in that, so I haven't answered rather than guess at a different question. Try saying it another way, for example “open invoices over 2,500” or “deals won last month”.`,
+    // No memory: a follow-up must not refine a list this turn did not make, nor the one before it.
+    understood: false,
+  };
 }
 
 async function rerun(ctx: PlanContext, intent: ReadIntent, memory: Memory): Promise<Answer> {

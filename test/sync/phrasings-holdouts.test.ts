@@ -5,10 +5,12 @@ import { holdout2 } from "./phrasings/cases-holdout-2.ts";
 import { holdout3 } from "./phrasings/cases-holdout-3.ts";
 import { holdout4 } from "./phrasings/cases-holdout-4.ts";
 import { holdout5 } from "./phrasings/cases-holdout-5.ts";
+import { holdout6 } from "./phrasings/cases-holdout-6.ts";
+import { holdout7 } from "./phrasings/cases-holdout-7.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: five sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: seven sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -20,11 +22,16 @@ import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "
  * improves (and when a set is taught, a new blind one is what measures the planner).
  */
 const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: number } }> = [
-  { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 2 } },
-  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 75, wrong: 1 } },
-  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 54, wrong: 12 } },
-  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 38, wrong: 10 } },
-  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 25, wrong: 21 } },
+  // Accounting for every word (sync/builtin/accounting.ts) withheld answers that had been right by luck
+  // (a window or a rank ignored, the list happening to match): sets 2, 3 and 5 lost 2, 2 and 1 of those.
+  { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 0 } },
+  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 73, wrong: 1 } },
+  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 52, wrong: 3 } },
+  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 38, wrong: 6 } },
+  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 24, wrong: 5 } },
+  // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 37, wrong: 7 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 23, wrong: 10 } },
 ];
 
 let h: Harness;

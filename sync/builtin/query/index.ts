@@ -37,7 +37,7 @@ function conditionsOf(list: ListMemory): Condition[] | undefined {
 }
 
 /** The resource an intents' reply was about, when it left no list (a pipeline, a count). */
-const INTENT_RESOURCE: Record<string, ListMemory["resource"]> = {
+export const INTENT_RESOURCE: Readonly<Record<string, ListMemory["resource"]>> = {
   overdue: "invoices",
   due_soon: "invoices",
   outstanding: "invoices",

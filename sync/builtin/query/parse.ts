@@ -26,7 +26,7 @@ export type { QueryPlan, Span } from "./reading.ts";
  */
 
 /** Words that never change what a question means (beyond the stopwords). */
-const NEUTRAL = new Set([
+export const NEUTRAL: ReadonlySet<string> = new Set([
   "show",
   "list",
   "give",
@@ -501,7 +501,7 @@ export function parseQuery(
 }
 
 /** Words that turn a question around or bound it: left unread, no reader may answer as if they were not said. */
-const DOUBT = new Set([
+export const DOUBT: ReadonlySet<string> = new Set([
   "not",
   "non",
   "zero",
@@ -530,7 +530,7 @@ const NAME_NEGATION =
   "(?:excluding|except(?:\\s+for)?|other\\s+than|besides|apart\\s+from|but\\s+not|not\\s+from|not\\s+for|not\\s+by|not)";
 
 /** Stopwords that change a question's meaning: left over, they are not understood. */
-const SIGNIFICANT = new Set([
+export const SIGNIFICANT: ReadonlySet<string> = new Set([
   "not",
   "no",
   "never",
