@@ -113,7 +113,7 @@ export function createApi(deps: ApiDeps, browser: BrowserFace): Api {
   const invoke = fetchInvocation(invocationDeps);
   app.all("/v1/functions/:id/invoke", invoke);
   app.all("/v1/functions/:id/invoke/*", invoke);
-  app.route("/v1/functions", functionRoutes(deps.functions));
+  app.route("/v1/functions", functionRoutes(deps.functions, deps));
   // A refresh in this process reaches ctx.snapshot at once (other nodes within the invoker's cache time).
   app.route(
     "/v1/intelligence/snapshots",

@@ -45,13 +45,14 @@ export function functionsClient(options: FunctionsClientOptions) {
   const call = async (
     method: string,
     path: string,
-    init: { body?: string; headers?: Record<string, string> } = {},
+    init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ) => {
     if (!key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
     const response = await fetch(new URL(path, base), {
       method,
       headers: { authorization: `Bearer ${key}`, ...init.headers },
       ...(init.body !== undefined ? { body: init.body } : {}),
+      ...(init.signal ? { signal: init.signal } : {}),
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
   };
@@ -65,3 +66,5 @@ export function functionsClient(options: FunctionsClientOptions) {
     );
   return { base, key, call, json };
 }
+
+export type FunctionsClient = ReturnType<typeof functionsClient>;

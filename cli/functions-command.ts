@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { basename, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
 import { describeFailure, functionsClient, type ApiAnswer } from "./api-client.ts";
 
@@ -8,6 +8,8 @@ export interface FunctionsFlags {
   key?: string | undefined;
   name?: string | undefined;
   public?: boolean | undefined;
+  /** `deploy`: needs a key to invoke, whatever deno.json's `tessera.public` says. */
+  private?: boolean | undefined;
   entrypoint?: string | undefined;
   version?: string | undefined;
   path?: string | undefined;
@@ -20,6 +22,8 @@ export interface FunctionsFlags {
   cron?: string[] | undefined;
   timezone?: string | undefined;
   "no-triggers"?: boolean | undefined;
+  /** `logs`: keep printing new lines until Ctrl-C. */
+  follow?: boolean | undefined;
   status?: string | undefined;
   /** Print the server's problem+json body on a failure instead of one `error:` line. */
   json?: boolean | undefined;
@@ -29,6 +33,8 @@ export interface FunctionsFlags {
   port?: string | undefined;
   /** `serve`: the function's `Deno.env` (default `DIR/.env` when there is one). */
   "env-file"?: string | undefined;
+  /** `deploy`: resolve npm ranges against the registry again and rewrite `tessera.lock`. */
+  "update-lock"?: boolean | undefined;
 }
 
 /** `tessera functions <sub> …` → exit code (0 done, 1 the server refused, 2 usage). */
@@ -52,10 +58,9 @@ export async function functionsCommand(
     case "deploy": {
       if (!target) {
         return need(
-          'deploy DIR [--name N] [--entrypoint FILE] [--public] [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]',
+          'deploy DIR [--name N] [--entrypoint FILE] [--public|--private] [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]',
         );
       }
-      const triggers = triggersOf(flags);
       // npm runs scripts from the package's folder; INIT_CWD is where the user typed the command.
       const dir = resolve(env.INIT_CWD ?? process.cwd(), target);
       if (!isDirectory(dir)) {
@@ -64,27 +69,34 @@ export async function functionsCommand(
         );
         return 1;
       }
-      const files = await collectDeploy(dir, env);
-      const body = {
-        name: flags.name ?? basename(dir).toLowerCase(),
-        files,
-        ...(flags.entrypoint ? { entrypoint: flags.entrypoint } : {}),
-        ...(flags.public ? { auth: "public" } : {}),
-        ...(triggers ? { triggers } : {}),
-      };
-      const answer = await client.json("POST", "/v1/functions", body);
+      const { deploySettings, readProjectSection } = await import("./functions-project.ts");
+      // The folder's deno.json `tessera` section, then the flags over it (a bad section fails first).
+      const settings = deploySettings(dir, readProjectSection(dir), flags);
+      const files = await collectDeploy(dir, env, flags["update-lock"] === true);
+      const answer = await client.json("POST", "/v1/functions", { ...settings, files });
       if (answer.status === 201) {
         const count = Object.keys(files).length;
         const fn = JSON.parse(answer.text) as {
           name: string;
           version: number;
+          auth: string;
           invoke_path: string;
           bundle_bytes: number;
+          triggers: Array<{ type: string; events?: string[]; schedule?: string; timezone?: string }>;
         };
         console.log(
           `deployed ${fn.name} v${fn.version} (${count} ${count === 1 ? "file" : "files"}, bundle ${fn.bundle_bytes} bytes)`,
         );
-        console.log(`  ${new URL(fn.invoke_path, client.base).toString()}`);
+        console.log(
+          `  ${new URL(fn.invoke_path, client.base).toString()}${fn.auth === "public" ? " (public)" : ""}`,
+        );
+        for (const trigger of fn.triggers) {
+          console.log(
+            trigger.type === "event"
+              ? `  on ${trigger.events!.join(", ")}`
+              : `  cron "${trigger.schedule}" (${trigger.timezone ?? "UTC"})`,
+          );
+        }
         return 0;
       }
       return report(answer);
@@ -107,19 +119,47 @@ export async function functionsCommand(
         ),
       );
     case "logs": {
-      if (!target) return need("logs NAME [--request-id ID] [--level L]");
-      const query = new URLSearchParams({ per_page: "100" });
-      if (flags["request-id"]) query.set("request_id", flags["request-id"]);
-      if (flags.level) query.set("level", flags.level);
-      const answer = await client.json("GET", `/v1/functions/${ref}/logs?${query.toString()}`);
-      if (answer.status !== 200) return report(answer);
-      const page = JSON.parse(answer.text) as {
-        data: Array<{ timestamp: string; level: string; request_id: string; message: string }>;
-      };
-      for (const line of page.data.reverse()) {
-        console.log(`${line.timestamp} ${line.level.padEnd(5)} ${line.request_id} ${line.message}`);
+      if (!target) return need("logs NAME [--request-id ID] [--level L] [--follow]");
+      const filters = new URLSearchParams();
+      if (flags["request-id"]) filters.set("request_id", flags["request-id"]);
+      if (flags.level) filters.set("level", flags.level);
+      const { followLogs, formatLogLine, LogsRefused } = await import("./functions-activity.ts");
+      if (flags.follow) {
+        const print = (line: string) => console.log(line);
+        const warn = (line: string) => console.error(line);
+        return await untilSignal((signal) =>
+          followLogs({ client, ref, filters, print, warn, signal }).then(
+            () => 0,
+            (error: unknown) => {
+              if (!(error instanceof LogsRefused)) throw error;
+              return report(error.answer);
+            },
+          ),
+        );
       }
+      filters.set("per_page", "100");
+      const answer = await client.json("GET", `/v1/functions/${ref}/logs?${filters.toString()}`);
+      if (answer.status !== 200) return report(answer);
+      const page = JSON.parse(answer.text) as { data: Parameters<typeof formatLogLine>[0][] };
+      for (const line of page.data.reverse()) console.log(formatLogLine(line));
       return 0;
+    }
+    case "trigger": {
+      const events = flags.event ?? [];
+      if (!target || events.length !== 1 || events[0]!.includes(","))
+        return need("trigger NAME --event TYPE [--data FILE]  (one event type)");
+      const { printTriggerRun, readEventData } = await import("./functions-activity.ts");
+      // A file that cannot be read or is not JSON throws: `error: …`, exit 1 (index.ts).
+      const file = flags.data && resolve(env.INIT_CWD ?? process.cwd(), flags.data);
+      const data = file ? readEventData(file) : undefined;
+      const body = { event_type: events[0]!.trim(), ...(data !== undefined ? { data } : {}) };
+      const answer = await client.json("POST", `/v1/functions/${ref}/trigger`, body);
+      if (answer.status !== 200) return report(answer);
+      if (flags.json) {
+        console.log(pretty(answer.text));
+        return 0;
+      }
+      return printTriggerRun(answer.text);
     }
     case "runs": {
       if (target === "retry" && rest[0] && rest[1]) {
@@ -204,7 +244,7 @@ export async function functionsCommand(
       return serveUntilSignal(dir, port, client.base, client.key, config, env, envFile);
     }
     default:
-      return need("deploy|list|get|delete|rollback|invoke|logs|runs|secrets|new|serve …");
+      return need("deploy|list|get|delete|rollback|invoke|trigger|logs|runs|secrets|new|serve …");
   }
 }
 
@@ -213,12 +253,14 @@ export async function functionsCommand(
  * are loaded by the subcommands that use them (deploy, serve, new), not by every command: most are
  * one HTTP call, and loading them cost each ~0.7 s of a CLI run's ~1.5 s.
  */
-async function collectDeploy(dir: string, env: Record<string, string | undefined>) {
+async function collectDeploy(dir: string, env: Record<string, string | undefined>, updateLock: boolean) {
   const [{ collectUpload }, { stopCompiler }] = await Promise.all([
     import("./functions.ts"),
     import("../runtime/index.ts"),
   ]);
-  return await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL }).finally(() => stopCompiler());
+  return await collectUpload(dir, { jsrUrl: env.TESSERA_JSR_URL, env, updateLock }).finally(() =>
+    stopCompiler(),
+  );
 }
 
 /** `functions new NAME [--dir DIR]`: scaffolds `DIR/NAME`, prints what it made and what to run next. */
@@ -294,20 +336,24 @@ async function serveUntilSignal(
   return 0;
 }
 
-/** `--event`, `--cron`, `--timezone`, `--no-triggers` as a deploy's `triggers` (undefined: keep the serving ones). */
-function triggersOf(flags: FunctionsFlags): unknown[] | undefined {
-  if (flags["no-triggers"]) return [];
-  const events = (flags.event ?? [])
-    .flatMap((list) => list.split(","))
-    .map((type) => type.trim())
-    .filter(Boolean);
-  const crons = (flags.cron ?? []).map((schedule) => ({
-    type: "cron",
-    schedule,
-    ...(flags.timezone ? { timezone: flags.timezone } : {}),
-  }));
-  const triggers = [...(events.length > 0 ? [{ type: "event", events }] : []), ...crons];
-  return triggers.length > 0 ? triggers : undefined;
+/**
+ * Runs `work` until it ends or SIGINT/SIGTERM aborts its signal (Ctrl-C ends a follow as done: 0).
+ * Returns `work`'s exit code, or 0 when the signal ended it.
+ */
+async function untilSignal(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  try {
+    return await work(stop.signal);
+  } catch (error) {
+    if (stop.signal.aborted) return 0;
+    throw error;
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
 }
 
 /**

@@ -32,7 +32,8 @@ export interface Scaffolded {
 /**
  * `tessera functions new NAME`: a folder with a typed handler, its deno test with a fake ctx, and
  * a deno.json mapping `tessera/types` and `tessera/testing` to the SDK, as `supabase functions
- * new` makes one. Refuses a folder that exists and is not empty.
+ * new` makes one, with the `tessera` section `functions deploy` reads (name, private, no
+ * triggers yet). Refuses a folder that exists and is not empty.
  *
  * @example
  *   const made = scaffoldFunction({ name: "hello", parent: process.cwd() });
@@ -59,9 +60,14 @@ export function scaffoldFunction(options: ScaffoldOptions): Scaffolded {
     { path: "index.test.ts", what: "its deno test, with a fake ctx (tessera/testing)", text: test(name) },
     {
       path: "deno.json",
-      what: `imports: tessera/types and tessera/testing from ${sdk}`,
+      what: `imports: tessera/types and tessera/testing from ${sdk}; "tessera": what deploy sends`,
       text: `${JSON.stringify(
-        { imports: { "tessera/types": `${sdk}types.ts`, "tessera/testing": `${sdk}testing.ts` } },
+        {
+          imports: { "tessera/types": `${sdk}types.ts`, "tessera/testing": `${sdk}testing.ts` },
+          // What `functions deploy` reads (cli/functions-project.ts): events like "contact.created",
+          // schedules like "0 8 * * mon-fri" or { "schedule": …, "timezone": "Europe/Berlin" }.
+          tessera: { name, public: false, events: [], cron: [] },
+        },
         null,
         2,
       )}\n`,

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, posix, relative, sep } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, posix, relative, sep } from "node:path";
 import {
   DenoConfigSchema,
   isLeftOutOfDeploy,
@@ -9,6 +9,7 @@ import {
   type UploadedFiles,
 } from "../runtime/index.ts";
 import { isScannable, scanImports } from "./import-scan.ts";
+import { LOCK_FILE, npmSettings, resolveNpmPackages } from "./npm-packages.ts";
 import { DEFAULT_VENDOR_LIMITS, isRemoteSpecifier, vendorRemote } from "./vendor.ts";
 
 /** Of a vendored package, only what can be imported. */
@@ -21,6 +22,13 @@ export interface CollectOptions {
   /** Caps on the remote modules vendored, bytes and count. */
   maxVendorBytes?: number | undefined;
   maxVendorModules?: number | undefined;
+  /**
+   * The CLI's environment, for the npm registry and cache (`npmSettings`): `TESSERA_NPM_REGISTRY`,
+   * `npm_config_registry`, `TESSERA_NPM_CACHE`, `XDG_CACHE_HOME`. Default: none set.
+   */
+  env?: Record<string, string | undefined>;
+  /** Resolve npm ranges against the registry again, ignoring and rewriting `tessera.lock`. */
+  updateLock?: boolean | undefined;
   fetch?: typeof fetch;
 }
 
@@ -31,7 +39,8 @@ export interface CollectOptions {
  * with their own imports, under `vendor/` with generated import map entries merged into
  * the uploaded deno.json (the developer's entries win); and every npm package (`npm:`,
  * deno.json mappings to `npm:`, bare imports, and those of vendored modules), with its
- * dependencies, copied from the nearest `node_modules`.
+ * dependencies, at the version its range selects: an installed copy that satisfies it, else
+ * the one `tessera.lock` records, else the registry's newest (`npm-packages.ts`).
  *
  * @example
  *   const files = await collectUpload("./functions/hello", { jsrUrl: env.TESSERA_JSR_URL });
@@ -79,30 +88,16 @@ export async function collectUpload(dir: string, options: CollectOptions = {}): 
       2,
     );
   }
-  copyPackages(dir, npm, files);
+  // The lock is the author's record of what the registry chose; the server has no use for it.
+  delete files[LOCK_FILE];
+  const packages = await resolveNpmPackages(npm, {
+    dir,
+    ...npmSettings(options.env ?? {}),
+    updateLock: options.updateLock === true,
+    fetch: options.fetch ?? fetch,
+  });
+  for (const [name, folder] of packages) walkPackage(folder, `node_modules/${name}`, files);
   return files;
-}
-
-/** Copies each npm package named by a specifier, and its dependencies, under `node_modules/`. */
-function copyPackages(dir: string, specifiers: Iterable<string>, files: UploadedFiles): void {
-  const queue = [...specifiers].flatMap((specifier) => npmPackageName(specifier) ?? []);
-  const vendored = new Set<string>();
-  while (queue.length > 0) {
-    const name = queue.shift()!;
-    if (vendored.has(name)) continue;
-    vendored.add(name);
-    const packageDir = findPackage(dir, name);
-    if (!packageDir)
-      throw new Error(
-        `npm package '${name}' is imported but not installed: run npm install ${name} in ${dir}`,
-      );
-    walkPackage(packageDir, `node_modules/${name}`, files);
-    const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
-      dependencies?: Record<string, string>;
-      peerDependencies?: Record<string, string>;
-    };
-    queue.push(...Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
-  }
 }
 
 function walk(root: string, dir: string, files: UploadedFiles): void {
@@ -153,24 +148,5 @@ function readConfig(text: string | undefined): DenoConfig | undefined {
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** `npm:hono@4/jsx` → `hono`; a bare `@scope/pkg/sub` → `@scope/pkg`; relative, URL and node: → undefined. */
-export function npmPackageName(specifier: string): string | undefined {
-  let rest = specifier;
-  if (rest.startsWith("npm:")) rest = rest.slice(4).replace(/^\//, "");
-  else if (/^(?:\.|\/|[a-z][a-z0-9+.-]*:)/i.test(rest)) return undefined;
-  const parts = rest.split("/");
-  const name = rest.startsWith("@") ? `${parts[0]}/${parts[1] ?? ""}` : parts[0]!;
-  const bare = name.replace(/(?<=.)@[^/]*$/, "");
-  return /^(?:@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/i.test(bare) ? bare : undefined;
-}
-
-function findPackage(from: string, name: string): string | undefined {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return candidate;
-    if (dirname(dir) === dir) return undefined;
   }
 }

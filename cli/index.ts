@@ -25,13 +25,18 @@ const USAGE = `usage: tessera <command>
   functions serve DIR [--port N] [--env-file F]
                    run a folder locally (default port 8000) against the server's data, reloading on save;
                    Deno.env from F, or DIR/.env when there is one
-  functions deploy DIR [--name N] [--entrypoint FILE] [--public]
-                   [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers]
+  functions deploy DIR [--name N] [--entrypoint FILE] [--public|--private]
+                   [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers] [--update-lock]
+                   npm: versions are resolved once into DIR/tessera.lock; --update-lock resolves them again
+                   name, public, limits, events and cron come from DIR/deno.json's "tessera" section; flags win
   functions list
   functions get|delete NAME
   functions rollback NAME [--version N]
   functions invoke NAME [--path /sub/path] [--method M] [--data BODY] [--header "K: V"]...
-  functions logs NAME [--request-id ID] [--level error,warn]
+  functions logs NAME [--request-id ID] [--level error,warn] [--follow]   --follow: new lines as they come, until ^C
+  functions trigger NAME --event TYPE [--data FILE]
+                   run the deployed function now as its event trigger would (FILE: the event's data as JSON;
+                   default a sample of TYPE); prints the outcome and the run's request id
   functions runs NAME [--status failed] | functions runs retry NAME RUN_ID | functions runs start NAME [--cron EXPR]
   functions secrets list NAME
   functions secrets set NAME KEY=VALUE...
@@ -42,7 +47,9 @@ const USAGE = `usage: tessera <command>
     (over HTTP: --url or TESSERA_URL, default the server on the data dir; --key or TESSERA_API_KEY)
 
 Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL,
-TESSERA_URL, TESSERA_API_KEY, TESSERA_JSR_URL (functions commands; jsr registry, default https://jsr.io).`;
+TESSERA_URL, TESSERA_API_KEY, TESSERA_JSR_URL (functions commands; jsr registry, default https://jsr.io),
+TESSERA_NPM_REGISTRY (npm registry; default $npm_config_registry, else https://registry.npmjs.org/),
+TESSERA_NPM_CACHE (unpacked npm packages; default ~/.cache/tessera/npm).`;
 
 export async function runCli(
   argv: string[],
@@ -66,6 +73,8 @@ export async function runCli(
       url: { type: "string" },
       key: { type: "string" },
       public: { type: "boolean", default: false },
+      private: { type: "boolean", default: false },
+      follow: { type: "boolean", short: "f", default: false },
       entrypoint: { type: "string" },
       version: { type: "string" },
       path: { type: "string", default: "" },
@@ -88,6 +97,7 @@ export async function runCli(
       dir: { type: "string" },
       port: { type: "string" },
       "env-file": { type: "string" },
+      "update-lock": { type: "boolean", default: false },
       out: { type: "string" },
       force: { type: "boolean", default: false },
       "dry-run": { type: "boolean", default: false },

@@ -15,7 +15,8 @@ import { createJsrResolver, type JsrVersionMeta } from "./jsr.ts";
  *
  * `runtime/resolve.ts` follows these chains and resolves a vendored file's relative
  * imports against its URL. `npm:` and bare imports of remote modules are returned for the
- * caller to copy from node_modules. Plain `http:` is fetched only from the loopback host.
+ * caller to vendor with the function's own (`npm-packages.ts`). Plain `http:` is fetched only
+ * from the loopback host.
  */
 
 export interface VendorOptions {

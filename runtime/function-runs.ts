@@ -2,7 +2,6 @@ import { hostname } from "node:os";
 import {
   createWorkLoop,
   disposable,
-  isAppError,
   randomBase62,
   withDeadline,
   type Clock,
@@ -21,7 +20,7 @@ import {
 import { nextClaimable, type Queryable, type Store } from "../store/index.ts";
 import type { RunRow } from "./function-rows.ts";
 import type { RunStatus } from "./function-schemas.ts";
-import type { FunctionResponse } from "./invocation-scope.ts";
+import { invokeAsTrigger } from "./function-trigger.ts";
 import type { FunctionInvoker } from "./invoke.ts";
 import {
   claimDueRuns,
@@ -95,9 +94,6 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
   const leaseMs = config.maxLimits.wall_time_ms + LEASE_MARGIN_MS;
 
   const attempt = async (run: RunRow, { event, principal }: RunContext): Promise<Outcome> => {
-    const started = performance.now();
-    const requestId = `req_${randomBase62(20)}`;
-    const elapsed = () => Math.round(performance.now() - started);
     const fn = await invoker.resolve(run.org_id, run.function_id);
     if (!fn) return gone("function");
     const payload =
@@ -111,39 +107,15 @@ export function createFunctionRunWorker(options: FunctionRunWorkerOptions): Func
             scheduled_time: rfcOrNull(run.scheduled_for),
           };
     if (!payload) return gone("event (purged by its retention)", fn.version);
-    const headers: Array<[string, string]> = [
-      ["content-type", "application/json"],
-      ["user-agent", "Tessera-Triggers/1"],
-      ["tessera-trigger", run.trigger],
-      ["tessera-run-id", run.id],
-      ["tessera-attempt", String(run.attempts)],
-    ];
-    if (run.event_id) headers.push(["tessera-event-id", run.event_id]);
-    try {
-      const response = await invoker.invoke(fn, {
-        requestId,
-        method: "POST",
-        url: `${options.origin}/v1/functions/${fn.name}/invoke`,
-        headers,
-        body: Buffer.from(JSON.stringify(payload)),
-        principal,
-        authorization: undefined,
-        depth: 0,
-      });
-      await drain(response);
-      return {
-        version: fn.version,
-        requestId,
-        statusCode: response.status,
-        error: null,
-        durationMs: elapsed(),
-      };
-    } catch (error) {
-      const message = isAppError(error)
-        ? `${error.code}: ${error.message}`
-        : `function_failed: ${String(error)}`;
-      return { version: fn.version, requestId, statusCode: null, error: message, durationMs: elapsed() };
-    }
+    return invokeAsTrigger(invoker, fn, {
+      trigger: run.trigger,
+      payload,
+      runId: run.id,
+      attempt: run.attempts,
+      eventId: run.event_id ?? null,
+      principal,
+      origin: options.origin,
+    });
   };
 
   const runOne = async (run: RunRow, context: RunContext) => {
@@ -227,14 +199,6 @@ async function contextsOf(db: Queryable, runs: RunRow[]): Promise<RunContext[]> 
       };
     }),
   );
-}
-
-/** Reads a streamed answer to its end (the run is over when the function's body is). */
-async function drain(response: FunctionResponse): Promise<void> {
-  const body = response.body;
-  if (!body || typeof body === "string" || body instanceof Uint8Array) return;
-  const reader = body.getReader();
-  while (!(await reader.read()).done);
 }
 
 /** Records an attempt's outcome, if the run is still leased to this worker. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MetadataSchema, type ResourceDefinition } from "../engines/index.ts";
+import { EventSchema, MetadataSchema, type ResourceDefinition } from "../engines/index.ts";
 import { FunctionFilesSchema } from "./source-files.ts";
 
 /**
@@ -159,6 +159,46 @@ export const RunStartSchema = z
   .object({ schedule: z.string().min(1).max(200).optional() })
   .strict()
   .meta({ id: "FunctionRunStart" });
+
+/** `POST …/trigger`: an event to run the function with now, as its event trigger would. */
+export const FunctionTriggerSchema = z
+  .object({
+    event_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ example: "contact.created", description: "An event kind of GET /v1/event_types" }),
+    data: EventSchema.shape.data.strict().optional().meta({
+      description: "The event's `data` ({object, previous_attributes}); default: a sample of the kind",
+    }),
+  })
+  .strict()
+  .meta({ id: "FunctionTrigger" });
+export type FunctionTrigger = z.infer<typeof FunctionTriggerSchema>;
+
+/** What `POST …/trigger` ran: the event sent, and how the function answered it. */
+export const FunctionTriggerRunSchema = z
+  .object({
+    object: z.literal("function_trigger_run"),
+    function_id: z.string(),
+    name: z.string(),
+    // The event sent; it is not recorded, so GET /v1/events/{id} does not know it.
+    event: EventSchema,
+    subscribed: z.boolean().meta({
+      description:
+        "Whether the serving deployment's triggers name this kind: if not, a real one would not run it",
+    }),
+    status: z.enum(["succeeded", "failed"]).meta({ description: "succeeded: the function answered 2xx" }),
+    version: z.number().int().meta({ description: "The deployment that ran" }),
+    request_id: z
+      .string()
+      .meta({ description: "The invocation's request id: GET …/logs?request_id= shows its console lines" }),
+    status_code: z.number().int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+  })
+  .meta({ id: "FunctionTriggerRun" });
+export type FunctionTriggerRun = z.infer<typeof FunctionTriggerRunSchema>;
 
 /** Environment-variable names, as Deno.env takes them. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

@@ -11,6 +11,7 @@ export { connectSocket, linkSocket, type UpgradeHandshake } from "./websocket.ts
 export * from "./function-events.ts";
 export * from "./triggers.ts";
 export * from "./function-runs.ts";
+export { triggerEvent, type EventTriggerDeps } from "./function-trigger.ts";
 export { purgeFunctionRuns, RUN_QUEUE, RUNS_CHANNEL } from "./run-queries.ts";
 export { purgeFunctionLogs } from "./log-queries.ts";
 

@@ -11,13 +11,18 @@ import {
   LOG_LIST,
   RUN_LIST,
   FunctionRunSchema,
+  FunctionTriggerRunSchema,
+  FunctionTriggerSchema,
   RollbackSchema,
   RunStartSchema,
   SECRET_NAME,
   SecretSchema,
   SecretsUpdateSchema,
+  triggerEvent,
+  type EventTriggerDeps,
   type FunctionService,
 } from "../../runtime/index.ts";
+import type { Config } from "../../core/index.ts";
 import { actorOf } from "../../engines/index.ts";
 import type { AppEnv } from "../env.ts";
 import { json, listOf } from "../openapi.ts";
@@ -48,13 +53,18 @@ const SecretRef = Ref.extend({
 });
 const SecretList = z.object({ data: z.array(SecretSchema) });
 
+/** What `POST …/trigger` runs a function with, besides the service: the invoker and the event catalog. */
+export interface FunctionTriggerDeps extends EventTriggerDeps {
+  config: Pick<Config, "functionsOrigin" | "publicUrl">;
+}
+
 /**
  * `/v1/functions`: deploy (each deploy a new immutable version), list, get, delete,
- * deployments, rollback, secrets and logs. Needs `functions:read` / `functions:write`.
- * The invoke operations are documented here (`INVOKE_ROUTES`) and served by the invocation path
- * (api/invocation/), which the app mounts beside these routes.
+ * deployments, rollback, secrets, logs, runs and a trigger by hand. Needs `functions:read` /
+ * `functions:write`. The invoke operations are documented here (`INVOKE_ROUTES`) and served by
+ * the invocation path (api/invocation/), which the app mounts beside these routes.
  */
-export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> {
+export function functionRoutes(functions: FunctionService, deps: FunctionTriggerDeps): OpenAPIHono<AppEnv> {
   const app = declareRoutes({ tags: ["functions"], scope: "functions" }, [
     operation({
       method: "get",
@@ -218,6 +228,23 @@ export function functionRoutes(functions: FunctionService): OpenAPIHono<AppEnv> 
       handler: async (c) => {
         const input = parseBody(c, RunStartSchema);
         return c.json(await functions.startRun(c.var.principal.orgId, c.req.valid("param").id, input), 201);
+      },
+    }),
+    operation({
+      method: "post",
+      path: "/{id}/trigger",
+      operationId: "functions.trigger",
+      summary:
+        "Run the function now as its event trigger would, for a made-up event (not recorded, not delivered, not retried; 422 for an unknown event_type)",
+      params: Ref,
+      body: FunctionTriggerSchema,
+      ok: { 200: json(FunctionTriggerRunSchema, "How the function answered the event") },
+      handler: async (c) => {
+        const input = parseBody(c, FunctionTriggerSchema);
+        const { id } = c.req.valid("param");
+        // The URL a run's request names, as the run worker's (main.ts): the function sees the same.
+        const origin = deps.config.functionsOrigin?.url ?? deps.config.publicUrl ?? new URL(c.req.url).origin;
+        return c.json(await triggerEvent(deps, c.var.principal, id, input, origin));
       },
     }),
     operation({

@@ -45,6 +45,7 @@ describe("collectUpload vendoring https: and jsr: imports", () => {
     writeTree(root, {
       "node_modules/tiny-pkg/package.json": JSON.stringify({
         name: "tiny-pkg",
+        version: "1.0.0",
         type: "module",
         exports: "./index.js",
       }),

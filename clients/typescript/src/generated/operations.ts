@@ -295,6 +295,12 @@ export const OPERATIONS: readonly OperationEntry[] = [
     clientMethod: "functions.createRun",
   },
   {
+    operationId: "functions.trigger",
+    httpMethod: "POST",
+    path: "/v1/functions/{id}/trigger",
+    clientMethod: "functions.trigger",
+  },
+  {
     operationId: "functions.retrieve_run",
     httpMethod: "GET",
     path: "/v1/functions/{id}/runs/{run}",

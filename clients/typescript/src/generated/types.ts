@@ -635,6 +635,34 @@ export interface FunctionRunStart {
   schedule?: string;
 }
 
+export interface FunctionTriggerRun {
+  object: "function_trigger_run";
+  function_id: string;
+  name: string;
+  event: Event;
+  /** Whether the serving deployment's triggers name this kind: if not, a real one would not run it */
+  subscribed: boolean;
+  /** succeeded: the function answered 2xx */
+  status: "succeeded" | "failed";
+  /** The deployment that ran */
+  version: number;
+  /** The invocation's request id: GET …/logs?request_id= shows its console lines */
+  request_id: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface FunctionTrigger {
+  /** An event kind of GET /v1/event_types */
+  event_type: string;
+  /** The event's `data` ({object, previous_attributes}); default: a sample of the kind */
+  data?: {
+    object: Record<string, unknown>;
+    previous_attributes?: Record<string, unknown>;
+  };
+}
+
 export interface IntelligenceSnapshot {
   id: string;
   object: "intelligence_snapshot";
@@ -1118,6 +1146,9 @@ export interface FunctionsListRunsParams {
 
 /** The parameters of `functions.create_run` (POST /v1/functions/{id}/runs). */
 export type FunctionsCreateRunParams = FunctionRunStart;
+
+/** The parameters of `functions.trigger` (POST /v1/functions/{id}/trigger). */
+export type FunctionsTriggerParams = FunctionTrigger;
 
 /** The parameters of `intelligence_snapshots.list` (GET /v1/intelligence/snapshots). */
 export interface IntelligenceSnapshotsListParams {

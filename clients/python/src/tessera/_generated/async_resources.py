@@ -26,6 +26,7 @@ from tessera._generated.models import (
     FunctionListSecretsResponse,
     FunctionLog,
     FunctionRun,
+    FunctionTriggerRun,
     FunctionUpdateSecretsResponse,
     IntelligenceSnapshot,
     Invoice,
@@ -56,6 +57,7 @@ from tessera._generated.params import (
     FunctionDeployLimitsParam,
     FunctionDeployToolParam,
     FunctionEventTriggerParam,
+    FunctionTriggerDataParam,
     InvoiceCreateLineItemParam,
     InvoiceUpdateLineItemParam,
     OAuthAppScope,
@@ -1509,7 +1511,7 @@ class AsyncEnginesResourceWithRawResponse:
 
 
 class AsyncFunctionsResource(AsyncAPIResource):
-    """``client.functions``: 16 operation(s)."""
+    """``client.functions``: 17 operation(s)."""
 
     @cached_property
     def with_raw_response(self) -> AsyncFunctionsResourceWithRawResponse:
@@ -2028,6 +2030,46 @@ class AsyncFunctionsResource(AsyncAPIResource):
             parse=model_parser(FunctionRun),
         )
 
+    async def trigger(
+        self,
+        id: str,
+        *,
+        event_type: str,
+        data: FunctionTriggerDataParam | NotGiven = NOT_GIVEN,
+        extra_headers: Headers | None = None,
+        extra_query: Query | None = None,
+        extra_body: Body | None = None,
+        timeout: Timeout | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+        idempotency_key: str | NotGiven = NOT_GIVEN,
+    ) -> FunctionTriggerRun:
+        """Run the function now as its event trigger would, for a made-up event (not recorded, not delivered, not retried; 422 for an unknown event_type).
+
+        Operation: functions.trigger (POST /v1/functions/{id}/trigger).
+
+        Args:
+            id: The function's name or id
+            event_type: An event kind of GET /v1/event_types
+            data: The event's `data` ({object, previous_attributes}); default: a sample of the kind
+        """
+        return await self._client.request(
+            "POST",
+            f"/v1/functions/{path_param(id)}/trigger",
+            body={
+                "event_type": event_type,
+                "data": data,
+            },
+            options=RequestOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout=timeout,
+                max_retries=max_retries,
+                idempotency_key=idempotency_key,
+            ),
+            parse=model_parser(FunctionTriggerRun),
+        )
+
     async def retrieve_run(
         self,
         id: str,
@@ -2135,6 +2177,7 @@ class AsyncFunctionsResourceWithRawResponse:
         self.list_logs = async_to_raw_response_wrapper(resource.list_logs)
         self.list_runs = async_to_raw_response_wrapper(resource.list_runs)
         self.create_run = async_to_raw_response_wrapper(resource.create_run)
+        self.trigger = async_to_raw_response_wrapper(resource.trigger)
         self.retrieve_run = async_to_raw_response_wrapper(resource.retrieve_run)
         self.retry_run = async_to_raw_response_wrapper(resource.retry_run)
         self.invoke = async_to_raw_response_wrapper(resource.invoke)

@@ -34,6 +34,7 @@ __all__ = [
     "FunctionRun",
     "FunctionSecret",
     "FunctionTool",
+    "FunctionTriggerRun",
     "FunctionUpdateSecretsResponse",
     "IntelligenceSnapshot",
     "IntelligenceSnapshotFinance",
@@ -597,6 +598,31 @@ class FunctionRun(BaseModel):
     updated_at: str
 
 
+class FunctionTriggerRun(BaseModel):
+    """The ``function_trigger_run`` object."""
+
+    object: Literal["function_trigger_run"]
+    function_id: str
+    name: str
+    event: Event
+
+    subscribed: bool
+    """Whether the serving deployment's triggers name this kind: if not, a real one would not run it"""
+
+    status: Literal["succeeded", "failed"]
+    """succeeded: the function answered 2xx"""
+
+    version: int
+    """The deployment that ran"""
+
+    request_id: str
+    """The invocation's request id: GET …/logs?request_id= shows its console lines"""
+
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+
 class IntelligenceSnapshot(BaseModel):
     """The ``intelligence_snapshot`` object."""
 
@@ -1032,6 +1058,9 @@ FunctionListSecretsResponse._converters = {
 }
 FunctionUpdateSecretsResponse._converters = {
     "data": list_of(model(FunctionSecret)),
+}
+FunctionTriggerRun._converters = {
+    "event": model(Event),
 }
 IntelligenceSnapshot._converters = {
     "finance": model(IntelligenceSnapshotFinance),

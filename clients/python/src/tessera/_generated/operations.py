@@ -130,6 +130,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("functions.list_logs", "GET", "/v1/functions/{id}/logs", "functions.list_logs"),
     Operation("functions.list_runs", "GET", "/v1/functions/{id}/runs", "functions.list_runs"),
     Operation("functions.create_run", "POST", "/v1/functions/{id}/runs", "functions.create_run"),
+    Operation("functions.trigger", "POST", "/v1/functions/{id}/trigger", "functions.trigger"),
     Operation("functions.retrieve_run", "GET", "/v1/functions/{id}/runs/{run}", "functions.retrieve_run"),
     Operation("functions.retry_run", "POST", "/v1/functions/{id}/runs/{run}/retry", "functions.retry_run"),
     Operation("functions.invoke_get", "GET", "/v1/functions/{id}/invoke", "functions.invoke"),

@@ -13,6 +13,7 @@ __all__ = [
     "FunctionDeployLimitsParam",
     "FunctionDeployToolParam",
     "FunctionEventTriggerParam",
+    "FunctionTriggerDataParam",
     "InvoiceCreateLineItemParam",
     "InvoiceUpdateLineItemParam",
     "OAuthAppScope",
@@ -92,6 +93,16 @@ class FunctionDeployToolParam(_FunctionDeployToolParamRequired, total=False):
 
     # Changes nothing: SYNC may call it without approval
     read_only: bool
+
+
+class _FunctionTriggerDataParamRequired(TypedDict):
+    object: Mapping[str, object]
+
+
+class FunctionTriggerDataParam(_FunctionTriggerDataParamRequired, total=False):
+    """The event's `data` ({object, previous_attributes}); default: a sample of the kind"""
+
+    previous_attributes: Mapping[str, object]
 
 
 class _InvoiceCreateLineItemParamRequired(TypedDict):
