@@ -269,7 +269,10 @@ function numberOf(word: string): number | undefined {
 export function unaccounted(analysis: Analysis, answer: string, intent?: string): string[] {
   const { norm, dates, entities } = analysis;
   // Text in quotes is the data's (a subject, a note) or the message's own words said back: neither reads them.
-  const reply = answer.replace(/“[^”]*”/g, " ");
+  // "newest first" orders a list: it does not say "first" back ("our first meeting with Mia" is the oldest).
+  const reply = answer
+    .replace(/“[^”]*”/g, " ")
+    .replace(/\b(newest|oldest|latest|earliest|largest|smallest|biggest|most|top|least) first\b/gi, "$1");
   const said = replyWords(reply);
   const numbers = replyNumbers(reply);
   const cues = (intent && INTENT_WORDS.get(CARD_INTENT[intent] ?? intent)) || new Set<string>();
@@ -311,7 +314,13 @@ export function unaccounted(analysis: Analysis, answer: string, intent?: string)
     if (TIME_WORDS.has(word) && dated) continue;
     if (within(start, end, standsFor)) continue;
     // A name with a slip of the keyboard ("okafr"): the reply has the record's name as spelt.
-    if (word.length >= 4) {
+    // Only a word that could be a name: "most" is not a slip of "lost".
+    if (
+      word.length >= 4 &&
+      !MEANINGFUL.has(word) &&
+      !STOPWORDS.has(word) &&
+      !within(start, end, vocabulary)
+    ) {
       const budget = word.length >= 7 ? 2 : 1;
       if (replyList.some((other) => editDistance(word, other) <= budget)) continue;
     }

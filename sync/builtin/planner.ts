@@ -156,7 +156,8 @@ async function read(ctx: PlanContext, ranked: ReturnType<typeof classify>): Prom
 }
 
 /** Words that point at the records of the reply before. */
-const POINTS_BACK = /\b(?:of (?:them|those|these)|those ones|these ones|those|these|them|they)\b/;
+const POINTS_BACK =
+  /\b(?:of (?:them|those|these)|those ones|these ones|which ones|the ones|those|these|them|they)\b/;
 /** The same, when no reply came before: "they" and "them" may be the message's own clients or people. */
 const POINTS_AT_NOTHING = /\b(?:of (?:them|those|these)|those ones|these ones|those|these)\b/;
 

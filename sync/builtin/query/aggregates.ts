@@ -55,6 +55,11 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
   let pick: AggregateWord | undefined = (["avg", "median", "min", "max", "sum", "count"] as const).find(
     (fn) => fns.has(fn),
   );
+  // "the min and max amount": two figures of one kind asked at once; the plan answers one, so the
+  // other is a word it did not read.
+  const figures = words.filter((found) => ["avg", "median", "min", "max"].includes(found.value));
+  const other = figures.find((found) => found.value !== pick);
+  if (other && pick && pick !== "sum" && pick !== "count") plan.leftover.push(other.phrase);
   // "revenue last quarter": money received is added up ("payments by month" is, in answer.ts).
   if (!pick && plan.resource === "payments" && REVENUE.test(reading.lower)) pick = "sum";
   if (!pick || plan.ratio) return;

@@ -431,6 +431,9 @@ function ratioOf(
     Array.isArray(condition.value) ? condition.value : [String(condition.value)],
   );
   // A win or loss rate is among closed deals; "what % of deals are still open" is a share of them all (below).
+  // "what % of our wins were with Helios": a share among the won deals, not a win rate; which is the
+  // part and which the whole is not told by these rules, so it is not answered.
+  if (plan.resource === "deals" && named.length > 0 && plan.names.length > 0) return undefined;
   if (plan.resource === "deals" && named.every((stage) => stage === "won" || stage === "lost")) {
     const wanted =
       /\b(lose|lost|loss|losses)\b/.test(lower) ||
@@ -516,6 +519,9 @@ function ratioOf(
     plan.said.splice(plan.said.indexOf(sharedSaid[0]!), 1);
     return { base: [], matched: others, said: sharedSaid[0]!, of: `share ${sharedSaid[0]!}` };
   }
+  // "of the overdue bills, what % are usd": a status and a currency; the rules below would divide
+  // by the currency, so which one is the whole is not told.
+  if (status.length > 0 && plan.where.some((condition) => condition.field === "currency")) return undefined;
   if (field && status.length === 1 && status[0]!.op === "in" && plan.adjectives.length > 0) {
     plan.where.splice(0, plan.where.length, ...plan.where.filter((condition) => condition !== status[0]));
     const share = plan.adjectives.join(" or ");

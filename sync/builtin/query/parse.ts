@@ -420,6 +420,12 @@ export function parseQuery(
     }
     if (/^\d/.test(token.raw)) continue;
     if (NEUTRAL.has(token.word) || (STOPWORDS.has(token.word) && !SIGNIFICANT.has(token.word))) continue;
+    // A rank, a period or "per" that no reader took is not a name to look up ("median owed per unpaid
+    // inv" is not invoices named “per”): it is a word not understood. A negation may turn a name around.
+    if (SIGNIFICANT.has(token.word) && !TURNS_NAMES.has(token.word)) {
+      plan.leftover.push(token.word);
+      continue;
+    }
     plan.names.push({
       text: analysis.norm.text.slice(token.start, token.end),
       start: token.start,
@@ -524,6 +530,9 @@ export const DOUBT: ReadonlySet<string> = new Set([
   "least",
   "%",
 ]);
+
+/** Stopwords that may begin a name turned around ("not from Acme"): names.ts and the loop below read them. */
+const TURNS_NAMES: ReadonlySet<string> = new Set(["not", "no", "never", "without", "except"]);
 
 /** Words that turn the name after them around: "excluding Kestrel", "other than Acme". */
 const NAME_NEGATION =
