@@ -7,6 +7,12 @@ import { traceQuery, TRACEPARENT_SETTING } from "./trace.ts";
 export interface PgliteStoreOptions {
   /** Folder for the database files; undefined keeps it in memory (tests). */
   dataDir?: string;
+  /**
+   * A data directory to start from instead of an empty database: a tarball as PGlite's
+   * `dumpDataDir()` makes it. Tests start each store from one migrated image rather than paying
+   * initdb and every migration again (test/helpers/pglite-image.ts).
+   */
+  loadDataDir?: Blob;
 }
 
 /**
@@ -23,7 +29,7 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
     [types.INT8]: (value: string) => Number(value),
     [types.NUMERIC]: (value: string) => value,
   };
-  const db = await PGlite.create(options.dataDir, { parsers });
+  const db = await PGlite.create(options.dataDir, { parsers, loadDataDir: options.loadDataDir });
   let disposed = false;
 
   const guard = () => {

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, silentLogger } from "../../core/index.ts";
 import { startServer, type RunningServer, type Role } from "../../main.ts";
-import { createPgliteStore, migrate, type Store } from "../../store/index.ts";
+import { migrate, type Store } from "../../store/index.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
+import { openMigratedPglite } from "../helpers/pglite-image.ts";
 import { freePort } from "../helpers/ports.ts";
 
 /**
@@ -25,7 +26,7 @@ interface Started {
 
 async function start(role: Role, env: Record<string, string>): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), "tessera-metrics-"));
-  const store = await createPgliteStore();
+  const store = await openMigratedPglite();
   await migrate(store);
   const port = await freePort();
   const config = loadConfig({

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, randomBase62, silentLogger } from "../../core/index.ts";
 import { createApiKey, createOrganization, OPERATOR } from "../../engines/index.ts";
 import { startServer, type RunningServer } from "../../main.ts";
-import { createPgliteStore, migrate, type Store } from "../../store/index.ts";
+import { migrate, type Store } from "../../store/index.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp.ts";
+import { openMigratedPglite } from "../helpers/pglite-image.ts";
 import { startReceiver, type Receiver } from "../helpers/webhooks.ts";
 
 /**
@@ -52,7 +53,7 @@ describe("OpenTelemetry traces", () => {
     vi.stubEnv("OTEL_BSP_SCHEDULE_DELAY", "50");
     collector = await startOtlpReceiver();
     target = await startReceiver();
-    store = await createPgliteStore();
+    store = await openMigratedPglite();
     await migrate(store);
     const config = loadConfig({
       PORT: "0",

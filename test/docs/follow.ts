@@ -45,15 +45,45 @@ const CLIENT_TS = join(ROOT, "clients", "typescript", "src", "index.ts");
 const CLIENT_PY = join(ROOT, "clients", "python", "src");
 
 /**
- * Follows every `shards`-th page, from the `shard`-th (0-based): the pages are shared out among a few
- * test files (pages-N.test.ts) so that the test workers follow them side by side; each page starts
- * its own server, so no page waits for another.
+ * Follows the `shard`-th (0-based) of `shards` shares of the pages: the pages are shared out among a
+ * few test files (pages-N.test.ts) so that the test workers follow them side by side; each page
+ * starts its own server, so no page waits for another.
  */
 export function followPages(shard: number, shards: number): void {
-  const pages = PAGES.filter((_, index) => index % shards === shard);
+  const pages = shareOut(PAGES, shards)[shard] ?? [];
   const python = pythonForDocs();
   afterAll(() => python.dispose());
   describe.each(pages)("%s, followed as written", (page) => followPage(page, python));
+}
+
+/**
+ * The pages in `shards` shares that take about as long, so that no file is left running alone at
+ * the end: the heaviest page first, each to the lightest share so far (longest processing time
+ * first), each share in the pages' own order. A page weighs what it starts: its server (~30 s,
+ * SERVER_WEIGHT commands' worth) and a process for each program block and each command of a shell
+ * block that starts one (~4 s); a curl is next to nothing.
+ */
+export function shareOut(pages: readonly string[], shards: number): string[][] {
+  const weighed = pages.map((page, index) => ({ page, index, weight: pageWeight(read(page)) }));
+  const shares = Array.from({ length: shards }, () => ({ weight: 0, pages: [] as typeof weighed }));
+  for (const page of [...weighed].sort((a, b) => b.weight - a.weight || a.index - b.index)) {
+    const lightest = shares.reduce((min, share) => (share.weight < min.weight ? share : min));
+    lightest.weight += page.weight;
+    lightest.pages.push(page);
+  }
+  return shares.map((share) => share.pages.sort((a, b) => a.index - b.index).map(({ page }) => page));
+}
+
+const SERVER_WEIGHT = 8;
+/** Commands that start a process of their own (node, a package manager, Deno, Python). */
+const PROCESS = /\b(?:npm|npx|node|tsx|deno|python3?|pip)\b/g;
+
+function pageWeight(markdown: string): number {
+  let weight = SERVER_WEIGHT;
+  for (const block of codeBlocks(markdown).filter((block) => !block.skip)) {
+    weight += block.lang === "shell" ? ((block.replacement ?? block.code).match(PROCESS)?.length ?? 0) : 1;
+  }
+  return weight;
 }
 
 function followPage(page: string, python: PythonForDocs): void {

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, silentLogger } from "../../core/index.ts";
 import { backupJobs } from "../../engines/index.ts";
-import { createBackupSeal, createPgliteStore, migrate, verifyBackup } from "../../store/index.ts";
+import { createBackupSeal, migrate, verifyBackup } from "../../store/index.ts";
+import { openMigratedPglite } from "../helpers/pglite-image.ts";
 
 const SEAL = createBackupSeal("backup-job-secret-0123456789abcdef0123456789");
 const root = mkdtempSync(join(tmpdir(), "tessera-backup-job-"));
@@ -33,7 +34,7 @@ describe("scheduled backups", () => {
   it("write a whole archive on each tick into the folder, keeping the newest N", async () => {
     const dir = join(root, "nightly");
     const [job] = backupJobs({ schedule: "0 3 * * *", dir, keep: 2 }, SEAL);
-    const store = await createPgliteStore();
+    const store = await openMigratedPglite();
     await migrate(store);
     for (const day of ["2026-11-25", "2026-11-26", "2026-11-27"]) {
       await job!.run({ store, now: new Date(`${day}T03:00:00Z`), log: silentLogger });

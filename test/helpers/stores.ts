@@ -1,11 +1,13 @@
 import postgres from "postgres";
 import { randomBase62 } from "../../core/index.ts";
-import { createPgliteStore, createPostgresStore, migrate, type Store } from "../../store/index.ts";
+import { createPostgresStore, migrate, type Store } from "../../store/index.ts";
+import { openMigratedPglite } from "./pglite-image.ts";
 
 /**
  * The stores a suite runs on: PGlite always, PostgreSQL too when TEST_DATABASE_URL
  * is set (Hono's `runTest({ newRouter })` pattern). Suites share one migrated
- * database per kind and isolate themselves by creating their own organizations.
+ * database per kind and isolate themselves by creating their own organizations. PGlite opens
+ * from a migrated image (pglite-image.ts), so `migrate` finds nothing to do there.
  */
 export interface StoreKind {
   name: string;
@@ -13,7 +15,7 @@ export interface StoreKind {
 }
 
 export function storeKinds(): StoreKind[] {
-  const kinds: StoreKind[] = [{ name: "pglite", open: () => migrated(createPgliteStore()) }];
+  const kinds: StoreKind[] = [{ name: "pglite", open: () => migrated(openMigratedPglite()) }];
   const url = process.env.TEST_DATABASE_URL;
   if (url)
     kinds.push({

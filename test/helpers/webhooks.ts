@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { createSecretBox, randomBase62, type SecretBox } from "../../core/index.ts";
 import { createOrganization } from "../../engines/index.ts";
-import { createPgliteStore, createPostgresStore, migrate, type Store } from "../../store/index.ts";
+import { createPostgresStore, migrate, type Store } from "../../store/index.ts";
 import { generateSecret } from "../../webhooks/index.ts";
 import { TEST_SECRET } from "./app.ts";
+import { openMigratedPglite } from "./pglite-image.ts";
 import { emptyDatabase } from "./stores.ts";
 
 /** A receiver's record of one request. */
@@ -97,7 +98,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
  * dispose) instead of the shared `test` one other suites write to.
  */
 export function workerStoreKinds(): Array<{ name: string; open(): Promise<Store> }> {
-  const kinds = [{ name: "pglite", open: async () => migrated(await createPgliteStore()) }];
+  const kinds = [{ name: "pglite", open: async () => migrated(await openMigratedPglite()) }];
   const url = process.env.TEST_DATABASE_URL;
   if (url) kinds.push({ name: "postgres", open: () => privateDatabase(url) });
   return kinds;

@@ -9,7 +9,6 @@ import {
   ArchiveError,
   assertSchemaKnown,
   createBackupSeal,
-  createPgliteStore,
   createPostgresStore,
   listMigrations,
   migrate,
@@ -23,6 +22,7 @@ import {
   type BackupManifest,
   type Store,
 } from "../../store/index.ts";
+import { openEmptyPglite, openMigratedPglite } from "../helpers/pglite-image.ts";
 import { emptyDatabase } from "../helpers/stores.ts";
 
 const SEAL = createBackupSeal("backup-test-secret-0123456789abcdef0123456789");
@@ -33,7 +33,7 @@ const archivePath = () => join(dir, `archive-${++files}.ndjson.gz`);
 
 /** The kinds of empty store a restore goes into: PGlite, and PostgreSQL when TEST_DATABASE_URL is set. */
 const targets: Array<{ name: string; open(): Promise<Store> }> = [
-  { name: "pglite", open: () => createPgliteStore() },
+  { name: "pglite", open: () => openEmptyPglite() },
 ];
 const url = process.env.TEST_DATABASE_URL;
 if (url) {
@@ -48,7 +48,7 @@ if (url) {
 }
 
 async function seeded(): Promise<Store> {
-  const store = await createPgliteStore();
+  const store = await openMigratedPglite();
   await migrate(store);
   const org = await createOrganization(store, { name: "acme", plan: "pro" });
   await seedDemo(store, systemClock, org.id, 1);
@@ -152,7 +152,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     const path = archivePath();
     const made = await writeBackup(source, { path, seal: SEAL });
     expect(made.store).toBe("postgres");
-    const into = await createPgliteStore();
+    const into = await openEmptyPglite();
     await restoreBackup(into, { path, seal: SEAL });
     expect(tablesOf(await writeBackup(into, { path: archivePath(), seal: SEAL }))).toEqual(tablesOf(made));
     await into.dispose();
@@ -222,7 +222,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
       [notOne, "not a backup", /not a Tessera backup/],
       [join(dir, "absent.ndjson.gz"), "absent", /no such file/],
     ];
-    const into = await createPgliteStore();
+    const into = await openEmptyPglite();
     for (const [file, what, message] of cases) {
       const error = await restoreBackup(into, { path: file, seal: SEAL }).catch((e: unknown) => e);
       expect(error, what).toBeInstanceOf(ArchiveError);
@@ -241,7 +241,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
 
   it("refuses a store that holds data unless forced, then replaces what it held", async () => {
     const { path, manifest: made } = await sharedArchive();
-    const into = await createPgliteStore();
+    const into = await openMigratedPglite();
     await migrate(into);
     const org = await createOrganization(into, { name: "default", plan: "free" });
     await expect(restoreBackup(into, { path, seal: SEAL })).rejects.toThrow(RestoreRefused);
@@ -258,21 +258,21 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     const all = listMigrations();
     const older = all.slice(0, -3);
     // Today's engines write today's columns: the older schema gets its rows by hand.
-    const source = await createPgliteStore();
+    const source = await openEmptyPglite();
     await migrate(source, older);
     await source.query("INSERT INTO organizations (id, name, plan) VALUES ('org_older', 'older', 'free')");
     const path = archivePath();
     const made = await writeBackup(source, { path, seal: SEAL });
     expect(made.schema_version).toBe(older.at(-1)!.version);
     await source.dispose();
-    const into = await createPgliteStore();
+    const into = await openEmptyPglite();
     const summary = await restoreBackup(into, { path, seal: SEAL });
     expect(summary.migrated).toEqual(all.slice(-3).map((m) => m.version));
     expect(await pendingMigrations(into)).toEqual([]);
     const [orgs] = await into.query<{ n: number }>("SELECT count(*)::int AS n FROM organizations");
     expect(orgs!.n).toBe(1);
     // An archive from a newer Tessera (a migration this build lacks) is refused, not half restored.
-    const newer = await createPgliteStore();
+    const newer = await openEmptyPglite();
     await expect(restoreBackup(newer, { path, seal: SEAL, migrations: older.slice(0, -1) })).rejects.toThrow(
       /newer than this Tessera knows/,
     );
@@ -286,7 +286,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
   });
 
   it("refuses a schema newer than the build knows, naming the migration", async () => {
-    const store = await createPgliteStore();
+    const store = await openMigratedPglite();
     await migrate(store);
     await assertSchemaKnown(store);
     await store.query("INSERT INTO tessera_migrations (version, name) VALUES (9999, 'from_the_future')");

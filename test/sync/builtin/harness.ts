@@ -10,7 +10,8 @@ import { createBuiltinPlanner } from "../../../sync/builtin/index.ts";
 import type { HistoryTurn, PlanOutcome, PlannerTurn, ProposedAction } from "../../../sync/planner.ts";
 import { prepareWriteTool, runReadTool, SYNC_TOOLS, toolAllowed } from "../../../sync/tools/catalog.ts";
 import type { ToolContext } from "../../../sync/tools/types.ts";
-import { createPgliteStore, migrate, type Store } from "../../../store/index.ts";
+import { migrate, type Store } from "../../../store/index.ts";
+import { openMigratedPglite } from "../../helpers/pglite-image.ts";
 import { addFixtures, NOW } from "./fixtures.ts";
 
 /**
@@ -96,7 +97,7 @@ function turnFor(
 }
 
 export async function createHarness(): Promise<Harness> {
-  const store = await createPgliteStore();
+  const store = await openMigratedPglite();
   await migrate(store);
   const clock = new FakeClock(NOW);
   const org = await createOrganization(store, { name: `sync-builtin-${Date.now()}`, plan: "free" });
