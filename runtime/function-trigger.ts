@@ -110,6 +110,8 @@ export async function triggerEvent(
   origin: string,
 ): Promise<FunctionTriggerRun> {
   const orgId = caller.orgId;
+  // The function first: another organization's id is a 404 whatever the body says.
+  const fn = await requireFunction(deps.store, orgId, ref);
   const eventType = deps.catalog.find((entry) => entry.type === input.event_type);
   if (!eventType) {
     const message = `unknown event type '${input.event_type.slice(0, 100)}'; see GET /v1/event_types`;
@@ -117,7 +119,6 @@ export async function triggerEvent(
       errors: [{ param: "event_type", code: "unknown_event_type", message }],
     });
   }
-  const fn = await requireFunction(deps.store, orgId, ref);
   const active = await deps.invoker.resolve(orgId, fn.id);
   if (!active) throw new AppError("not_found", `No such function: '${ref}'`);
   const now = deps.clock.now();

@@ -21,6 +21,7 @@ const ACTION_BODIES: Record<string, unknown> = {
   "/v1/webhook_endpoints/:id/recover": { since: "2025-03-01T00:00:00Z" },
   "/v1/functions/:id/secrets": { TOKEN: "intruder's value" },
   "/v1/functions/:id/rollback": { version: 1 },
+  "/v1/functions/:id/trigger": { event_type: "contact.created" },
 };
 
 /** Fields that change by merely using a credential, not by another org's request. */
