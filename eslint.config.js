@@ -138,6 +138,7 @@ export default tseslint.config(
       "bench/results/**",
       "tmp/**",
       "clients/typescript/dist/**",
+      "packages/cli/dist/**",
       "eslint.config.js",
       "bin/**",
       // Guest programs that run inside isolates, hostile on purpose (infinite loops, heap bombs).

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { Config } from "../core/index.ts";
 import { describeFailure, functionsClient, type ApiAnswer } from "./api-client.ts";
+import type { RemoteContext } from "./functions-remote.ts";
 
 export interface FunctionsFlags {
   url?: string | undefined;
@@ -33,6 +34,10 @@ export interface FunctionsFlags {
   port?: string | undefined;
   /** `serve`: the function's `Deno.env` (default `DIR/.env` when there is one). */
   "env-file"?: string | undefined;
+  /** `serve`: the key's organization and its live data, instead of the local sandbox organization. */
+  remote?: boolean | undefined;
+  /** `serve`: the local organization to serve against (id or name; a new name is made and seeded). */
+  org?: string | undefined;
   /** `deploy`: resolve npm ranges against the registry again and rewrite `tessera.lock`. */
   "update-lock"?: boolean | undefined;
 }
@@ -231,7 +236,7 @@ export async function functionsCommand(
       return need("secrets list NAME | secrets set NAME KEY=VALUE... | secrets unset NAME KEY...");
     }
     case "serve": {
-      if (!target) return need("serve DIR [--port N] (ctx reaches the server at --url or TESSERA_URL)");
+      if (!target) return need("serve DIR [--port N] [--org ORG | --remote] [--env-file F]");
       const port = Number(flags.port ?? 8000);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) return need("serve DIR --port takes 0–65535");
       const dir = resolve(env.INIT_CWD ?? process.cwd(), target);
@@ -239,9 +244,21 @@ export async function functionsCommand(
         console.error(`error: no such folder: ${dir}`);
         return 1;
       }
-      if (!client.key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
       const envFile = flags["env-file"] && resolve(env.INIT_CWD ?? process.cwd(), flags["env-file"]);
-      return serveUntilSignal(dir, port, client.base, client.key, config, env, envFile);
+      const { connectServeTarget } = await import("./functions-remote.ts");
+      const where = await connectServeTarget({
+        base: client.base,
+        key: client.key,
+        remote: flags.remote === true,
+        org: flags.org,
+        config,
+      });
+      if ("refused" in where) {
+        console.error(`error: ${where.refused}`);
+        return 2;
+      }
+      console.log(where.says);
+      return serveUntilSignal(dir, port, client.base, where.remote, config, env, envFile);
     }
     default:
       return need("deploy|list|get|delete|rollback|invoke|trigger|logs|runs|secrets|new|serve …");
@@ -306,16 +323,12 @@ async function serveUntilSignal(
   dir: string,
   port: number,
   base: string,
-  key: string,
+  remote: RemoteContext,
   config: Config,
   env: Record<string, string | undefined>,
   envFile: string | undefined,
 ): Promise<number> {
-  const [{ connectRemote }, { serveFunction }] = await Promise.all([
-    import("./functions-remote.ts"),
-    import("./functions-serve.ts"),
-  ]);
-  const remote = await connectRemote(base, key);
+  const { serveFunction } = await import("./functions-serve.ts");
   const served = await serveFunction({
     dir,
     hostname: config.host,

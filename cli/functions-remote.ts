@@ -1,5 +1,9 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
+import type { Config } from "../core/index.ts";
 import { ENGINE_OPS } from "../runtime/index.ts";
+import { openDataDir } from "../store/index.ts";
 import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
 import { describeFailure, type ApiAnswer } from "./api-client.ts";
 
@@ -12,6 +16,7 @@ import { describeFailure, type ApiAnswer } from "./api-client.ts";
 export interface RemoteContext {
   base: string;
   organizationId: string;
+  organizationName: string;
   /** `ctx.user`, as the runtime builds it for this key (runtime/invoke.ts, `callerOf`). */
   user: Record<string, unknown>;
   platformFetch(request: OutboundRequest): Promise<OutboundResponse>;
@@ -57,6 +62,7 @@ export async function connectRemote(base: string, key: string): Promise<RemoteCo
   return {
     base,
     organizationId: organization.id,
+    organizationName: organization.name,
     user,
     async platformFetch(request) {
       const url = new URL(request.url, base);
@@ -138,6 +144,113 @@ export async function connectRemote(base: string, key: string): Promise<RemoteCo
       return value;
     },
   };
+}
+
+/** The organization `functions serve` uses when `--org` names none. */
+export const SANDBOX_ORG = "sandbox";
+
+export interface ServeTargetOptions {
+  base: string;
+  /** The developer's key (`--key`/TESSERA_API_KEY): the data served with `--remote`. */
+  key: string | undefined;
+  /** `--remote`: the key's organization, its live data, as before the sandbox. */
+  remote: boolean;
+  /** `--org`: a local organization by id or name (created and seeded when a name is new). */
+  org: string | undefined;
+  config: Config;
+}
+
+/** The context to serve with and the one line saying whose data it is. */
+export type ServeTarget = { remote: RemoteContext; says: string } | { refused: string };
+
+/**
+ * Which organization's data `functions serve` reaches. By default a local sandbox organization,
+ * as `wrangler dev` uses local bindings and `supabase functions serve` a local stack: the server
+ * running on this data dir makes `sandbox` once (demo data, `seedDemo`), mints it a key kept in
+ * `$TESSERA_DATA_DIR/sandbox.json` (0600) and serves as that key. `--remote` serves the key's own
+ * organization, its live data. A server that is not the one on this data dir cannot make a sandbox.
+ */
+export async function connectServeTarget(options: ServeTargetOptions): Promise<ServeTarget> {
+  const { base, key } = options;
+  if (options.remote) {
+    if (options.org) return { refused: "--org picks a local organization; --remote serves the key's own" };
+    if (!key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
+    const remote = await connectRemote(base, key);
+    const says = `serving against organization ${remote.organizationId} "${remote.organizationName}" at ${base} (LIVE data: writes are real)`;
+    return { remote, says };
+  }
+  const dataDir = options.config.databaseUrl ? undefined : openDataDir(options.config.dataDir);
+  const running = dataDir?.runningServer();
+  if (!dataDir || !running || new URL(running.url).origin !== new URL(base).origin) {
+    return {
+      refused:
+        `the sandbox organization needs a local Tessera on this data dir (run \`tessera serve\` here); ` +
+        `pass --remote to use the key's organization's live data at ${base}, or --key of a sandbox organization with --remote`,
+    };
+  }
+  // Only to name what is not touched; the sandbox does not need the developer's key.
+  const keyOrg = key
+    ? await connectRemote(base, key).then(
+        (r) => r.organizationId,
+        () => undefined,
+      )
+    : undefined;
+  const { org, remote, made } = await sandboxContext(base, dataDir.path, options);
+  const untouched = keyOrg && keyOrg !== org.id ? `; nothing reaches ${keyOrg}` : "";
+  const says =
+    keyOrg === org.id
+      ? `serving against organization ${org.id} "${org.name}" (LIVE data: writes are real; it is the key's own)`
+      : options.org && !made
+        ? `serving against organization ${org.id} "${org.name}" (--org: its data${untouched})`
+        : `serving against the sandbox organization "${org.name}" (${org.id}; demo data${untouched})`;
+  return { remote, says };
+}
+
+/** The organization (found, or made and seeded) and a context as its key, minted once and kept. */
+async function sandboxContext(
+  base: string,
+  dataDirPath: string,
+  options: ServeTargetOptions,
+): Promise<{ org: { id: string; name: string }; remote: RemoteContext; made: boolean }> {
+  const { openOperator } = await import("./operator.ts");
+  const operator = await openOperator(options.config, { migrate: false });
+  try {
+    const wanted = options.org ?? SANDBOX_ORG;
+    let org = (await operator.listOrgs()).find((o) => o.id === wanted || o.name === wanted);
+    const made = !org;
+    if (!org) {
+      if (wanted.startsWith("org_")) throw new Error(`no such organization: '${wanted}'`);
+      org = await operator.createOrg({ name: wanted, plan: "free" });
+      await operator.seedDemo(org.id, 1);
+    }
+    const file = join(dataDirPath, "sandbox.json");
+    const kept = readSandboxKeys(file);
+    const known = kept[org.id];
+    const remote = known ? await connectRemote(base, known).catch(() => undefined) : undefined;
+    if (remote) return { org, remote, made };
+    const created = await operator.createKey(org.id, {
+      kind: "full_access",
+      name: "functions serve (local)",
+    });
+    kept[org.id] = created.secret;
+    writeFileSync(file, JSON.stringify({ keys: kept }, null, 2) + "\n", { mode: 0o600 });
+    chmodSync(file, 0o600);
+    return { org, remote: await connectRemote(base, created.secret), made };
+  } finally {
+    await operator.dispose();
+  }
+}
+
+const SandboxFileSchema = z.object({ keys: z.record(z.string(), z.string()) });
+
+/** `sandbox.json`: `{"keys": {org_id: secret}}`; an unreadable file is as if none. */
+function readSandboxKeys(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  try {
+    return SandboxFileSchema.parse(JSON.parse(readFileSync(file, "utf8"))).keys;
+  } catch {
+    return {};
+  }
 }
 
 /** `ctx.user` from `/v1/me`: the shape the runtime gives the same credential. */

@@ -16,6 +16,13 @@ import { DEFAULT_VENDOR_LIMITS, isRemoteSpecifier, vendorRemote } from "./vendor
 const PACKAGE_FILE = /\.(?:m?js|cjs|json|ts|mts|tsx|jsx)$/;
 const NOT_IMPORTABLE = /(?:\.d\.[mc]?ts|\.map|\.test\.[jt]s)$/;
 
+/**
+ * A Deno test file (`index.test.ts`, `greet_test.ts`, `test.ts`): `deno test` runs it on the author's
+ * machine; the function never imports it, so what it imports (`tessera/testing`, a test library) is
+ * not vendored.
+ */
+const TEST_FILE = /(?:^|\/)(?:test|[^/]+[._]test)\.[mc]?[jt]sx?$/;
+
 export interface CollectOptions {
   /** The jsr registry (`TESSERA_JSR_URL`); default https://jsr.io. */
   jsrUrl?: string | undefined;
@@ -59,7 +66,7 @@ export async function collectUpload(dir: string, options: CollectOptions = {}): 
     else npm.add(specifier);
   };
   for (const [path, source] of Object.entries(files)) {
-    if (typeof source !== "string" || !isScannable(path)) continue;
+    if (typeof source !== "string" || !isScannable(path) || TEST_FILE.test(path)) continue;
     for (const specifier of await scanImports(source, path, config)) {
       const mapped = lookupImportMap(config, specifier, [path]) ?? specifier;
       if (!/^\.{0,2}\//.test(mapped)) classify(mapped);

@@ -1,8 +1,7 @@
-import { parseArgs } from "node:util";
 import { ConfigError, createLogger, loadConfig, PLANS, type Config } from "../core/index.ts";
 import type { Role } from "../engines/index.ts";
 import type { Role as ServerRole, RunningServer } from "../main.ts";
-import { functionsClient } from "./api-client.ts";
+import { DEVELOPER_ENVIRONMENT, DEVELOPER_USAGE, parseCli, runDeveloperCommand } from "./developer.ts";
 
 const USAGE = `usage: tessera <command>
 
@@ -21,88 +20,16 @@ const USAGE = `usage: tessera <command>
   users invite --org ORG --email EMAIL --role owner|admin|developer|viewer   prints a one-time invitation link (7 days)
   users reset-password --email EMAIL                                          prints a one-time reset link (1 hour)
 
-  functions new NAME [--dir DIR]   scaffold DIR/NAME: a typed handler, its deno test, deno.json
-  functions serve DIR [--port N] [--env-file F]
-                   run a folder locally (default port 8000) against the server's data, reloading on save;
-                   Deno.env from F, or DIR/.env when there is one
-  functions deploy DIR [--name N] [--entrypoint FILE] [--public|--private]
-                   [--event TYPE]... [--cron "EXPR"]... [--timezone TZ] [--no-triggers] [--update-lock]
-                   npm: versions are resolved once into DIR/tessera.lock; --update-lock resolves them again
-                   name, public, limits, events and cron come from DIR/deno.json's "tessera" section; flags win
-  functions list
-  functions get|delete NAME
-  functions rollback NAME [--version N]
-  functions invoke NAME [--path /sub/path] [--method M] [--data BODY] [--header "K: V"]...
-  functions logs NAME [--request-id ID] [--level error,warn] [--follow]   --follow: new lines as they come, until ^C
-  functions trigger NAME --event TYPE [--data FILE]
-                   run the deployed function now as its event trigger would (FILE: the event's data as JSON;
-                   default a sample of TYPE); prints the outcome and the run's request id
-  functions runs NAME [--status failed] | functions runs retry NAME RUN_ID | functions runs start NAME [--cron EXPR]
-  functions secrets list NAME
-  functions secrets set NAME KEY=VALUE...
-  functions secrets unset NAME KEY...
-
-  webhooks listen --forward-to URL [--events TYPES] [--replay evt_…]... [--count N]
-  webhooks listen --print-secret  the whsec_ secret listen signs with (the same on every run)
-    (over HTTP: --url or TESSERA_URL, default the server on the data dir; --key or TESSERA_API_KEY)
+${DEVELOPER_USAGE}
 
 Environment: PORT, HOST, TESSERA_DATA_DIR, DATABASE_URL, REDIS_URL, TESSERA_SECRET, LOG_LEVEL,
-TESSERA_URL, TESSERA_API_KEY, TESSERA_JSR_URL (functions commands; jsr registry, default https://jsr.io),
-TESSERA_NPM_REGISTRY (npm registry; default $npm_config_registry, else https://registry.npmjs.org/),
-TESSERA_NPM_CACHE (unpacked npm packages; default ~/.cache/tessera/npm).`;
+${DEVELOPER_ENVIRONMENT}`;
 
 export async function runCli(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      role: { type: "string", default: "all" },
-      plan: { type: "string", default: "free" },
-      org: { type: "string" },
-      kind: { type: "string" },
-      engines: { type: "string" },
-      access: { type: "string" },
-      name: { type: "string" },
-      email: { type: "string" },
-      demo: { type: "boolean", default: false },
-      size: { type: "string", default: "1" },
-      help: { type: "boolean", short: "h", default: false },
-      url: { type: "string" },
-      key: { type: "string" },
-      public: { type: "boolean", default: false },
-      private: { type: "boolean", default: false },
-      follow: { type: "boolean", short: "f", default: false },
-      entrypoint: { type: "string" },
-      version: { type: "string" },
-      path: { type: "string", default: "" },
-      method: { type: "string" },
-      data: { type: "string" },
-      header: { type: "string", multiple: true },
-      "request-id": { type: "string" },
-      level: { type: "string" },
-      event: { type: "string", multiple: true },
-      cron: { type: "string", multiple: true },
-      timezone: { type: "string" },
-      "no-triggers": { type: "boolean", default: false },
-      status: { type: "string" },
-      json: { type: "boolean", default: false },
-      "forward-to": { type: "string" },
-      events: { type: "string" },
-      replay: { type: "string", multiple: true },
-      count: { type: "string", default: "0" },
-      "print-secret": { type: "boolean", default: false },
-      dir: { type: "string" },
-      port: { type: "string" },
-      "env-file": { type: "string" },
-      "update-lock": { type: "boolean", default: false },
-      out: { type: "string" },
-      force: { type: "boolean", default: false },
-      "dry-run": { type: "boolean", default: false },
-    },
-  });
+  const { values, positionals } = parseCli(argv);
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
@@ -120,26 +47,8 @@ export async function runCli(
   }
 
   if (command === "serve") return serveUntilSignal(config, values.role);
-  if (command === "webhooks") {
-    if (sub !== "listen") return usage("webhooks listen --forward-to URL [--events TYPES] [--replay evt_…]");
-    try {
-      return await listen(values, config, env);
-    } catch (error) {
-      console.error(`error: ${(error as Error).message}`);
-      return 1;
-    }
-  }
-  // Each command loads what it uses and no more: a developer's commands are HTTP clients, and
-  // loading the server, the engines or the bundler cost each ~0.2–0.7 s of a run.
-  if (command === "functions") {
-    try {
-      const { functionsCommand } = await import("./functions-command.ts");
-      return await functionsCommand(positionals.slice(1), values, config, env);
-    } catch (error) {
-      console.error(`error: ${(error as Error).message}`);
-      return 1;
-    }
-  }
+  const developer = await runDeveloperCommand(positionals, values, config, env, usage);
+  if (developer !== undefined) return developer;
 
   if (command === "backup" || command === "restore" || (command === "migrate" && values["dry-run"])) {
     if (command === "restore" && !sub) return usage("restore FILE [--force]");
@@ -225,50 +134,6 @@ export async function runCli(
     return 1;
   } finally {
     await operator.dispose();
-  }
-}
-
-/** `webhooks listen`: until ^C (or `--count` deliveries), with the functions commands' URL and key. */
-async function listen(
-  values: {
-    url?: string;
-    key?: string;
-    "forward-to"?: string;
-    events?: string;
-    replay?: string[];
-    count: string;
-    "print-secret": boolean;
-  },
-  config: Config,
-  env: Record<string, string | undefined>,
-): Promise<number> {
-  const client = functionsClient({ url: values.url, key: values.key, config, env });
-  if (!client.key) throw new Error("no API key: pass --key or set TESSERA_API_KEY");
-  const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 0) return usage("--count takes a whole number (0: forever)");
-  const { UsageError, webhooksListen } = await import("./webhooks-listen.ts");
-  const stop = new AbortController();
-  const abort = () => stop.abort();
-  process.once("SIGINT", abort);
-  process.once("SIGTERM", abort);
-  try {
-    return await webhooksListen({
-      base: client.base,
-      key: client.key,
-      forwardTo: values["forward-to"],
-      events: values.events,
-      replay: values.replay ?? [],
-      count,
-      printSecret: values["print-secret"],
-      print: (line) => console.log(line),
-      signal: stop.signal,
-    });
-  } catch (error) {
-    if (error instanceof UsageError) return usage(error.message);
-    throw error;
-  } finally {
-    process.off("SIGINT", abort);
-    process.off("SIGTERM", abort);
   }
 }
 

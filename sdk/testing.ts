@@ -81,7 +81,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     snapshot: options.snapshot ?? null,
     engines: Object.freeze(engines),
     platform: {
-      async fetch(path, init) {
+      // One implementation of both overloads: the typed one only narrows what `json()` answers.
+      async fetch(path: string | URL | Request, init?: RequestInit) {
         const target = path instanceof Request ? path.url : String(path);
         const url = new URL(target, `${PLATFORM_ORIGIN}/`);
         if (url.origin !== PLATFORM_ORIGIN)

@@ -16,6 +16,11 @@
  * `sandbox/guest/serve.ts` (`makeCtx`); `test/sdk/context.test.ts` fails when they drift apart.
  */
 
+import type { PlatformRoutes } from "./api.ts";
+
+/** The API's schemas, as the TypeScript client names them: `Api.Contact`, `Api.Invoice`, … */
+export type * as Api from "./api.ts";
+
 /** The engines whose state a function reaches as `ctx.engines.<engine>`. */
 export type EngineName = "finance" | "growth" | "talent" | "sync";
 
@@ -125,9 +130,77 @@ export interface IntelligenceSnapshot {
   };
 }
 
-/** `ctx.platform`: the REST API as the caller, in-process. */
+/** An HTTP method `PlatformRoutes` types answers for. */
+export type PlatformMethod = keyof PlatformRoutes;
+
+/**
+ * `ctx.platform.fetch`'s answer to a route of the API: a `Response` whose `json()` is typed by the
+ * OpenAPI document (`sdk/api.ts`, generated with the TypeScript client's types). It is the body of a
+ * 2xx answer: check `res.ok` first (an error's body is a problem+json `Problem`).
+ */
+export interface PlatformResponse<T> extends Response {
+  json(): Promise<T>;
+}
+
+/** `init` of a typed `ctx.platform.fetch`: the method, upper case, as a literal (default GET). */
+export interface PlatformRequestInit<M extends PlatformMethod = "GET"> extends RequestInit {
+  method?: M;
+}
+
+/** What `PlatformRoutes[M]` answers at `path` (its query string ignored), or never when no route matches. */
+export type PlatformAnswer<M extends PlatformMethod, P extends string> = {
+  [T in keyof PlatformRoutes[M] & string]: PathMatches<PathOnly<P>, T> extends true
+    ? PlatformRoutes[M][T]
+    : never;
+}[keyof PlatformRoutes[M] & string];
+
+type PathOnly<P extends string> = P extends `${infer Path}?${string}` ? Path : P;
+
+/** Whether a path matches a template segment by segment; `{id}` matches one non-empty segment. */
+type PathMatches<P extends string, T extends string> = T extends `${infer Head}/${infer Rest}`
+  ? P extends `${infer PathHead}/${infer PathRest}`
+    ? SegmentMatches<PathHead, Head> extends true
+      ? PathMatches<PathRest, Rest>
+      : false
+    : false
+  : P extends `${string}/${string}`
+    ? false
+    : SegmentMatches<P, T>;
+
+type SegmentMatches<P extends string, T extends string> = T extends `{${string}}`
+  ? P extends ""
+    ? false
+    : true
+  : P extends T
+    ? true
+    : false;
+
+/** The typed response of `fetch(path, init)`, or a plain `Response` for a path the document does not have. */
+export type PlatformResult<M extends PlatformMethod, P extends string> = [PlatformAnswer<M, P>] extends [
+  never,
+]
+  ? Response
+  : PlatformResponse<PlatformAnswer<M, P>>;
+
+/**
+ * `ctx.platform`: the REST API as the caller, in-process.
+ *
+ * @example
+ *   const res = await ctx.platform.fetch("/v1/invoices?status=overdue");
+ *   const { data } = await res.json(); // Invoice[]
+ *   const made = await ctx.platform.fetch("/v1/contacts", { method: "POST", body: JSON.stringify({ name: "Ada" }) });
+ *   const contact = await made.json(); // Contact
+ */
 export interface Platform {
-  /** A path of the API (`/v1/invoices?status=overdue`), never another origin. */
+  /**
+   * A path of the API (`/v1/invoices?status=overdue`), never another origin. A string path and an
+   * upper-case literal method (or none: GET) of a route in the OpenAPI document answer a
+   * `PlatformResponse` whose `json()` is that route's schema; anything else a plain `Response`.
+   */
+  fetch<P extends string, M extends PlatformMethod = "GET">(
+    path: P,
+    init?: PlatformRequestInit<M>,
+  ): Promise<PlatformResult<M, P>>;
   fetch(path: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,8 +7,20 @@ import { BIN, startServerProcess, type ServerProcess } from "../helpers/process.
 
 /**
  * `tessera functions serve DIR`: the real CLI process runs a folder in the isolate sandbox on a
- * local port, with `ctx` reaching a real server process's data, and reloads on save.
+ * local port, with `ctx` reaching a real server process's data (by default a sandbox organization
+ * the CLI makes on that server; `--remote` the key's own), and reloads on save.
  */
+/** Counts its calls in finance engine state and says whether `ctx` and `/v1/me` agree on the organization. */
+const COUNTER = `import type { Context } from "tessera/types";
+export default async function (req: Request, ctx: Context): Promise<Response> {
+  const visits = ((await ctx.engines.finance.get<number>("greeter:visits")) ?? 0) + 1;
+  await ctx.engines.finance.set("greeter:visits", visits);
+  const me = await (await ctx.platform.fetch("/v1/me")).json();
+  console.log("hello from v1");
+  return Response.json({ v: 1, path: new URL(req.url).pathname, visits, org: me.organization.id === ctx.organization_id, caller: ctx.user?.type });
+}
+`;
+
 describe("tessera functions serve", { timeout: 120_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "tessera-serve-"));
   const fn = join(root, "greeter");
@@ -18,6 +30,19 @@ describe("tessera functions serve", { timeout: 120_000 }, () => {
   let url = "";
   let key = "";
 
+  const stateOf = async (secret: string) => {
+    const answer = await fetch(`${server.url}/v1/engines/finance/state/greeter%3Avisits`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    return answer.status === 404 ? undefined : ((await answer.json()) as { value: unknown }).value;
+  };
+  const orgIdOf = async (secret: string) => {
+    const me = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    return ((await me.json()) as { organization: { id: string } }).organization.id;
+  };
+  const sandboxKeys = () =>
+    (JSON.parse(readFileSync(join(root, "data", "sandbox.json"), "utf8")) as { keys: Record<string, string> })
+      .keys;
   const write = (source: string) => writeFileSync(join(fn, "index.ts"), source);
   const waitFor = async (what: RegExp, from = 0): Promise<RegExpExecArray> => {
     for (let waited = 0; waited < 60_000; waited += 50) {
@@ -27,6 +52,40 @@ describe("tessera functions serve", { timeout: 120_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`functions serve never printed ${what}:\n${printed}`);
+  };
+  /** Another `functions serve` process on the same server and data dir, for one test. */
+  const startServe = async (args: string[]) => {
+    const child = spawn(
+      process.execPath,
+      ["--no-node-snapshot", BIN, "functions", "serve", ...args, "--port", "0", "--url", server.url],
+      {
+        env: {
+          ...process.env,
+          LOG_LEVEL: "warn",
+          TESSERA_API_KEY: key,
+          TESSERA_DATA_DIR: join(root, "data"),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    let listening: RegExpExecArray | null = null;
+    for (let waited = 0; waited < 60_000 && !listening && child.exitCode === null; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+    }
+    if (!listening) throw new Error(`functions serve ${args.join(" ")} never listened:\n${output}`);
+    return {
+      url: listening[1]!,
+      printed: () => output,
+      async stop() {
+        if (child.exitCode === null) child.kill("SIGTERM");
+        await exited;
+      },
+    };
   };
   /** Asks until the answer passes `until` (a save takes a moment to recompile). */
   const askUntil = async (path: string, until: (body: string) => boolean): Promise<Response> => {
@@ -41,15 +100,7 @@ describe("tessera functions serve", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     mkdirSync(join(root, "data"));
     mkdirSync(fn);
-    write(`import type { Context } from "tessera/types";
-export default async function (req: Request, ctx: Context): Promise<Response> {
-  const visits = ((await ctx.engines.finance.get<number>("greeter:visits")) ?? 0) + 1;
-  await ctx.engines.finance.set("greeter:visits", visits);
-  const me = await (await ctx.platform.fetch("/v1/me")).json();
-  console.log("hello from v1");
-  return Response.json({ v: 1, path: new URL(req.url).pathname, visits, org: me.organization.id === ctx.organization_id, caller: ctx.user?.type });
-}
-`);
+    write(COUNTER);
     writeFileSync(join(fn, "deno.json"), "{}\n");
     server = await startServerProcess({ TESSERA_DATA_DIR: join(root, "data") });
     key = /sk_live_[0-9A-Za-z]+/.exec(server.output())?.[0] ?? "";
@@ -87,12 +138,90 @@ export default async function (req: Request, ctx: Context): Promise<Response> {
     expect(await response.json()).toEqual({ v: 1, path: "/hello", visits: 1, org: true, caller: "api_key" });
     await waitFor(/log\s+req_\w+ hello from v1/);
     await waitFor(/GET \/hello\?x=1 200 \d+ ms/);
+  });
 
-    // The state is the server's: the REST API sees what the function wrote.
-    const state = await fetch(`${server.url}/v1/engines/finance/state/greeter%3Avisits`, {
-      headers: { authorization: `Bearer ${key}` },
+  it("by default serves a sandbox organization it made, seeded, with a key kept 0600 in the data dir: the key's own organization is not touched", async () => {
+    const keyOrg = await orgIdOf(key);
+    const [sandboxOrg, secret] = Object.entries(sandboxKeys())[0]!;
+    expect(sandboxOrg).not.toBe(keyOrg);
+    expect(statSync(join(root, "data", "sandbox.json")).mode & 0o777).toBe(0o600);
+    expect(printed).toContain(
+      `serving against the sandbox organization "sandbox" (${sandboxOrg}; demo data; nothing reaches ${keyOrg})`,
+    );
+    // The server's REST API sees what the function wrote, in the sandbox and only there.
+    expect(await stateOf(secret)).toBe(1);
+    expect(await stateOf(key)).toBeUndefined();
+    // Seeded with demo data.
+    const invoices = await fetch(`${server.url}/v1/invoices?per_page=1`, {
+      headers: { authorization: `Bearer ${secret}` },
     });
-    expect(((await state.json()) as { value: unknown }).value).toBe(1);
+    expect(((await invoices.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(0);
+  });
+
+  it("--remote serves the key's organization and says its writes are live; a second default serve reuses the sandbox and its key", async () => {
+    const other = join(root, "counter");
+    mkdirSync(other);
+    writeFileSync(join(other, "index.ts"), COUNTER);
+    writeFileSync(join(other, "deno.json"), "{}\n");
+    const live = await startServe([other, "--remote"]);
+    try {
+      expect(live.printed()).toMatch(
+        new RegExp(
+          `serving against organization ${await orgIdOf(key)} "default" at ${server.url} \\(LIVE data: writes are real\\)`,
+        ),
+      );
+      expect(await (await fetch(live.url)).json()).toMatchObject({ visits: 1, org: true });
+      expect(await stateOf(key)).toBe(1);
+    } finally {
+      await live.stop();
+    }
+    const before = sandboxKeys();
+    const again = await startServe([other]);
+    try {
+      expect(await (await fetch(again.url)).json()).toMatchObject({ visits: 2 });
+      expect(sandboxKeys()).toEqual(before);
+      expect(await stateOf(Object.values(before)[0]!)).toBe(2);
+      expect(await stateOf(key)).toBe(1);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("--org NAME serves another local organization, made and seeded on first use", async () => {
+    const scratch = await startServe([join(root, "counter"), "--org", "scratch"]);
+    try {
+      const [, org] =
+        /serving against the sandbox organization "scratch" \((org_\w+); demo data; nothing reaches org_\w+\)/.exec(
+          scratch.printed(),
+        )!;
+      expect(await (await fetch(scratch.url)).json()).toMatchObject({ visits: 1 });
+      expect(await stateOf(sandboxKeys()[org!]!)).toBe(1);
+    } finally {
+      await scratch.stop();
+    }
+  });
+
+  it("without --remote, refuses in one line (exit 2) when the server is not the one on this data dir", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "tessera-serve-elsewhere-"));
+    try {
+      const child = spawn(
+        process.execPath,
+        ["--no-node-snapshot", BIN, "functions", "serve", fn, "--url", server.url],
+        {
+          env: { ...process.env, LOG_LEVEL: "warn", TESSERA_API_KEY: key, TESSERA_DATA_DIR: elsewhere },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise((resolve) => child.once("exit", resolve));
+      expect(code).toBe(2);
+      expect(stderr.trim().split("\n")).toEqual([
+        `error: the sandbox organization needs a local Tessera on this data dir (run \`tessera serve\` here); pass --remote to use the key's organization's live data at ${server.url}, or --key of a sandbox organization with --remote`,
+      ]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("reloads on save: the next request gets the new code, and reads the folder's files as a deploy would", async () => {

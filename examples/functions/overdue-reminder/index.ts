@@ -10,15 +10,7 @@
  *
  * Under plain Deno, `_shared/dev-host.ts` supplies the context from dev-fixtures.json.
  */
-import type { Context } from "tessera/types";
-
-interface Invoice {
-  number: string;
-  client: string;
-  amount: number;
-  currency: string;
-  due_date: string;
-}
+import type { Api, Context } from "tessera/types";
 
 const STATE_PREFIX = "overdue-reminder:";
 
@@ -31,7 +23,8 @@ export default async function (req: Request, ctx: Context): Promise<Response> {
     return Response.json({ error: `listing invoices failed with ${listed.status}` }, { status: 502 });
   }
   const client = new URL(req.url).searchParams.get("client")?.toLowerCase();
-  const overdue = ((await listed.json()) as { data: Invoice[] }).data.filter(
+  // Typed by the API's OpenAPI document: `data` is Api.Invoice[] (sdk/README.md, "ctx.platform").
+  const overdue = (await listed.json()).data.filter(
     (invoice) => !client || invoice.client.toLowerCase().includes(client),
   );
 
@@ -63,7 +56,7 @@ export default async function (req: Request, ctx: Context): Promise<Response> {
 }
 
 /** Sums in integer cents, so 0.1 + 0.2 stays 0.30. */
-function totalsByCurrency(invoices: Invoice[]): Record<string, string> {
+function totalsByCurrency(invoices: Api.Invoice[]): Record<string, string> {
   const cents = new Map<string, number>();
   for (const { currency, amount } of invoices) {
     cents.set(currency, (cents.get(currency) ?? 0) + Math.round(amount * 100));

@@ -62,7 +62,7 @@ function recordingClient() {
 describe("the client covers the API", () => {
   it("is generated from the document as committed (node --import tsx scripts/clients-typescript.ts)", async () => {
     const files = await generateTypeScriptClient(document as unknown as OpenApiDocument);
-    expect(files.size).toBe(4);
+    expect(files.size).toBe(5);
     for (const [path, content] of files) {
       expect(readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8"), `${path} is stale`).toBe(
         content,
