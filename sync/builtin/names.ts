@@ -86,7 +86,10 @@ export function nameSpans(ctx: PlanContext, extra: Array<[number, number]> = [])
   };
   let before: Token | undefined;
   for (const token of norm.tokens) {
-    if (known(token, taken)) {
+    // "Theo Novak 79's email": a number right after the words of a name is part of it.
+    const numbered =
+      run.length > 0 && /^\d+$/.test(token.raw) && !taken.some(([a, b]) => token.start < b && token.end > a);
+    if (!numbered && known(token, taken)) {
       flush(before);
       // "for the Backend engineer role": the preposition before an article still counts.
       if (!(DETERMINERS.has(token.word) && before && PREPOSITIONS.has(before.word))) before = token;

@@ -78,6 +78,18 @@ describe("the planner withholds an answer that did not read every word", () => {
     expect(asked!.reply).not.toContain("31 skills");
   });
 
+  it("reads a number after a name as part of it, and answers for that record, not a namesake", async () => {
+    const contacts = h.services.get("contacts")!;
+    for (const name of ["Theo Novak 79", "Theo Novak 790"])
+      await contacts.create(h.orgId, {
+        name,
+        email: `${name.replaceAll(" ", ".").toLowerCase()}@example.com`,
+      });
+    const asked = await h.ask("What is Theo Novak 79's email address?");
+    expect(asked.outcome.understood, asked.reply).not.toBe(false);
+    expect(asked.reply).toContain("theo.novak.79@example.com");
+  });
+
   it.each([
     ["how much is left on INV-000009", "26,800.00 EUR"],
     ["where does Yara Haddad work?", "Juniper Health"],
