@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { closeServer, createHealthApp, createMetricsApp, listen, startTracing } from "./api/index.ts";
 import {
   disposable,
@@ -119,7 +120,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       releasers.add("function run worker", () => runs.dispose());
     }
     if (embedded) {
-      dataDir.markRunning(url);
+      // With how to run this package's CLI: the standalone @tessera/cli serves functions through it.
+      dataDir.markRunning(url, {
+        node: process.execPath,
+        bin: fileURLToPath(new URL("./bin/tessera.js", import.meta.url)),
+      });
       releasers.add("server note", () => dataDir.clearRunning());
     }
     if (setupToken && role !== "worker") {

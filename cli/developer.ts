@@ -50,6 +50,7 @@ export const CLI_OPTIONS = {
   port: { type: "string" },
   "env-file": { type: "string" },
   remote: { type: "boolean", default: false },
+  local: { type: "boolean", default: false },
   "update-lock": { type: "boolean", default: false },
   out: { type: "string" },
   force: { type: "boolean", default: false },
@@ -78,9 +79,10 @@ export const DEVELOPER_USAGE = `  functions new NAME [--dir DIR]   scaffold DIR/
   functions rollback NAME [--version N]
   functions invoke NAME [--path /sub/path] [--method M] [--data BODY] [--header "K: V"]...
   functions logs NAME [--request-id ID] [--level error,warn] [--follow]   --follow: new lines as they come, until ^C
-  functions trigger NAME --event TYPE [--data FILE]
+  functions trigger NAME --event TYPE [--data FILE] [--local [--port N]]
                    run the deployed function now as its event trigger would (FILE: the event's data as JSON;
-                   default a sample of TYPE); prints the outcome and the run's request id
+                   default a sample of TYPE); prints the outcome and the run's request id;
+                   --local: send the same request to functions serve on this machine (port 8000 by default)
   functions runs NAME [--status failed] | functions runs retry NAME RUN_ID | functions runs start NAME [--cron EXPR]
   functions secrets list NAME
   functions secrets set NAME KEY=VALUE...
@@ -100,7 +102,9 @@ export const STANDALONE_USAGE = `usage: tessera <command>   (@tessera/cli: a dev
 
 ${DEVELOPER_USAGE}
 
-Environment: ${DEVELOPER_ENVIRONMENT}`;
+Environment: ${DEVELOPER_ENVIRONMENT}
+TESSERA_DATA_DIR: a local server's data dir (default ./.tessera); functions serve runs in that server's
+isolates, and --url defaults to it.`;
 
 /** Commands of the server package; the standalone CLI names where to run them instead. */
 const SERVER_COMMANDS = new Set(["serve", "migrate", "backup", "restore", "orgs", "keys", "seed", "users"]);
@@ -143,7 +147,7 @@ export async function runDeveloperCommand(
 /**
  * The standalone `tessera` of `@tessera/cli` → exit code (0 done, 1 refused, 2 usage). Every failure
  * is one line on stderr. `functions serve` runs Tessera's isolates, which this package does not
- * carry: it says where to run it instead.
+ * carry: it runs through the server on `TESSERA_DATA_DIR` (serve-through-server.ts).
  *
  * @example
  *   process.exitCode = await runDeveloperCli(["functions", "list"], process.env);
@@ -174,12 +178,6 @@ export async function runDeveloperCli(
       `tessera ${command} is a server command: run it where the Tessera server is installed (npm run tessera -- ${command} in a checkout)`,
     );
   }
-  if (command === "functions" && sub === "serve") {
-    console.error(
-      "tessera functions serve runs Tessera's isolates, which @tessera/cli does not carry: run it where the Tessera server is installed (npm run tessera -- functions serve DIR in a checkout)",
-    );
-    return 2;
-  }
   let config: Config;
   try {
     config = loadConfig(env);
@@ -187,6 +185,10 @@ export async function runDeveloperCli(
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message.split("\n").join("; "));
     return 2;
+  }
+  if (command === "functions" && sub === "serve") {
+    const { serveThroughLocalServer } = await import("./serve-through-server.ts");
+    return serveThroughLocalServer(argv, config.dataDir, env);
   }
   const code = await runDeveloperCommand(positionals, values, config, env, hint);
   return code ?? hint(`unknown command: ${positionals.join(" ")}`);

@@ -38,6 +38,8 @@ export interface FunctionsFlags {
   remote?: boolean | undefined;
   /** `serve`: the local organization to serve against (id or name; a new name is made and seeded). */
   org?: string | undefined;
+  /** `trigger`: send the event to `functions serve` on this machine (`--port`, default 8000). */
+  local?: boolean | undefined;
   /** `deploy`: resolve npm ranges against the registry again and rewrite `tessera.lock`. */
   "update-lock"?: boolean | undefined;
 }
@@ -152,11 +154,24 @@ export async function functionsCommand(
     case "trigger": {
       const events = flags.event ?? [];
       if (!target || events.length !== 1 || events[0]!.includes(","))
-        return need("trigger NAME --event TYPE [--data FILE]  (one event type)");
+        return need("trigger NAME --event TYPE [--data FILE] [--local [--port N]]  (one event type)");
       const { printTriggerRun, readEventData } = await import("./functions-activity.ts");
       // A file that cannot be read or is not JSON throws: `error: …`, exit 1 (index.ts).
       const file = flags.data && resolve(env.INIT_CWD ?? process.cwd(), flags.data);
       const data = file ? readEventData(file) : undefined;
+      if (flags.local) {
+        const { catalogKey, triggerLocally } = await import("./functions-trigger-local.ts");
+        const key = catalogKey(client.key, config.dataDir);
+        const reader = functionsClient({ url: flags.url, key, config, env });
+        return await triggerLocally({
+          name: target,
+          eventType: events[0]!.trim(),
+          data,
+          target: `http://127.0.0.1:${flags.port ?? "8000"}/`,
+          catalog: () => reader.json("GET", "/v1/event_types"),
+          print: (line) => console.log(line),
+        });
+      }
       const body = { event_type: events[0]!.trim(), ...(data !== undefined ? { data } : {}) };
       const answer = await client.json("POST", `/v1/functions/${ref}/trigger`, body);
       if (answer.status !== 200) return report(answer);
@@ -335,7 +350,7 @@ async function serveUntilSignal(
     port,
     remote,
     config,
-    jsrUrl: env.TESSERA_JSR_URL,
+    env,
     envFile,
     print: (line) => console.log(line),
   });

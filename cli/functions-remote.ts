@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Config } from "../core/index.ts";
@@ -6,6 +6,7 @@ import { ENGINE_OPS } from "../runtime/index.ts";
 import { openDataDir } from "../store/index.ts";
 import type { OutboundRequest, OutboundResponse } from "../sandbox/index.ts";
 import { describeFailure, type ApiAnswer } from "./api-client.ts";
+import { readSandboxKeys, SANDBOX_KEYS_FILE } from "./sandbox-keys.ts";
 
 /**
  * What `tessera functions serve` gives a function from a Tessera server, over its REST API with
@@ -223,7 +224,7 @@ async function sandboxContext(
       org = await operator.createOrg({ name: wanted, plan: "free" });
       await operator.seedDemo(org.id, 1);
     }
-    const file = join(dataDirPath, "sandbox.json");
+    const file = join(dataDirPath, SANDBOX_KEYS_FILE);
     const kept = readSandboxKeys(file);
     const known = kept[org.id];
     const remote = known ? await connectRemote(base, known).catch(() => undefined) : undefined;
@@ -238,18 +239,6 @@ async function sandboxContext(
     return { org, remote: await connectRemote(base, created.secret), made };
   } finally {
     await operator.dispose();
-  }
-}
-
-const SandboxFileSchema = z.object({ keys: z.record(z.string(), z.string()) });
-
-/** `sandbox.json`: `{"keys": {org_id: secret}}`; an unreadable file is as if none. */
-function readSandboxKeys(file: string): Record<string, string> {
-  if (!existsSync(file)) return {};
-  try {
-    return SandboxFileSchema.parse(JSON.parse(readFileSync(file, "utf8"))).keys;
-  } catch {
-    return {};
   }
 }
 

@@ -44,7 +44,11 @@ export interface ServeFunctionOptions {
   port: number;
   remote: RemoteContext;
   config: Config;
-  jsrUrl?: string | undefined;
+  /**
+   * The CLI's environment, as a deploy reads it: TESSERA_JSR_URL, TESSERA_NPM_REGISTRY (else
+   * npm_config_registry), TESSERA_NPM_CACHE (else XDG_CACHE_HOME) decide where imports come from.
+   */
+  env?: Record<string, string | undefined> | undefined;
   /**
    * The function's `Deno.env` (its secrets on the server): this file, read again on every reload;
    * without it, `DIR/.env` when there is one (a deploy never uploads `.env*` files).
@@ -85,7 +89,7 @@ export async function serveFunction(options: ServeFunctionOptions): Promise<Serv
   const compile = async (reason: string): Promise<void> => {
     const started = performance.now();
     try {
-      const files = await collectUpload(dir, { jsrUrl: options.jsrUrl });
+      const files = await collectUpload(dir, { jsrUrl: options.env?.TESSERA_JSR_URL, env: options.env });
       const env = readEnv(options.envFile, dir);
       const compiled = await compileFunction(files, undefined, {
         maxBundleBytes: config.functions.maxBundleBytes,

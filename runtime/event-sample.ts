@@ -13,7 +13,20 @@ import type { EventType } from "../engines/index.ts";
  */
 export function sampleEventData(eventType: EventType, now: Date): { object: Record<string, unknown> } {
   const schema = z.toJSONSchema(eventType.object, { unrepresentable: "any" }) as JsonSchema;
-  const object = sampleOf(schema, schema, "", 0, now.toISOString());
+  return sampleData(schema, schema, now);
+}
+
+/**
+ * The same sample from the JSON Schema of the event's envelope that `GET /v1/event_types` serves
+ * (`eventJsonSchema`): what `tessera functions trigger --local` sends, away from the catalog's code.
+ */
+export function sampleEventDataFromSchema(envelope: unknown, now: Date): { object: Record<string, unknown> } {
+  const root = (isRecord(envelope) ? envelope : {}) as JsonSchema;
+  return sampleData(root, root.properties?.data?.properties?.object ?? {}, now);
+}
+
+function sampleData(root: JsonSchema, node: JsonSchema, now: Date): { object: Record<string, unknown> } {
+  const object = sampleOf(root, node, "", 0, now.toISOString());
   return { object: isRecord(object) ? object : {} };
 }
 

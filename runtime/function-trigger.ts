@@ -1,7 +1,8 @@
-import { AppError, isAppError, newId, randomBase62, rfc3339, type Clock } from "../core/index.ts";
+import { AppError, isAppError, randomBase62, type Clock } from "../core/index.ts";
 import type { Event, EventType, KeyPrincipal } from "../engines/index.ts";
 import type { Store } from "../store/index.ts";
 import { sampleEventData } from "./event-sample.ts";
+import { madeUpEvent, newRunId, triggerHeaders } from "./trigger-request.ts";
 import { requireFunction } from "./function-queries.ts";
 import type { FunctionTrigger, FunctionTriggerRun, Trigger } from "./function-schemas.ts";
 import type { ActiveFunction, FunctionResponse } from "./invocation-scope.ts";
@@ -10,8 +11,9 @@ import type { FunctionInvoker } from "./invoke.ts";
 /**
  * A trigger's request to a function, the same from the run worker (function-runs.ts) and from
  * `POST /v1/functions/{id}/trigger`: a `POST` of the event (or cron tick) as JSON, with the
- * `tessera-trigger`, `tessera-run-id`, `tessera-attempt` and `tessera-event-id` headers, acting
- * as the key that deployed the serving version.
+ * `tessera-trigger`, `tessera-run-id`, `tessera-attempt` and `tessera-event-id` headers
+ * (trigger-request.ts, which `functions trigger --local` sends too), acting as `principal`: the key
+ * that deployed the serving version for a queued run, the caller for a trigger by hand.
  */
 export interface TriggerRequest {
   trigger: "event" | "cron";
@@ -47,14 +49,7 @@ export async function invokeAsTrigger(
     error,
     durationMs: Math.round(performance.now() - started),
   });
-  const headers: Array<[string, string]> = [
-    ["content-type", "application/json"],
-    ["user-agent", "Tessera-Triggers/1"],
-    ["tessera-trigger", request.trigger],
-    ["tessera-run-id", request.runId],
-    ["tessera-attempt", String(request.attempt)],
-  ];
-  if (request.eventId) headers.push(["tessera-event-id", request.eventId]);
+  const headers = triggerHeaders(request);
   try {
     const response = await invoker.invoke(fn, {
       requestId,
@@ -122,18 +117,11 @@ export async function triggerEvent(
   const active = await deps.invoker.resolve(orgId, fn.id);
   if (!active) throw new AppError("not_found", `No such function: '${ref}'`);
   const now = deps.clock.now();
-  const event: Event = {
-    id: newId("evt"),
-    object: "event",
-    type: eventType.type,
-    timestamp: rfc3339(now),
-    data: input.data ?? sampleEventData(eventType, now),
-  };
+  const event: Event = madeUpEvent(eventType.type, input.data ?? sampleEventData(eventType, now), now);
   const outcome = await invokeAsTrigger(deps.invoker, active, {
     trigger: "event",
     payload: event,
-    // Made as a queued run's id is (migration 0014); no run row holds it.
-    runId: `frun_${crypto.randomUUID().replaceAll("-", "")}`,
+    runId: newRunId(),
     attempt: 1,
     eventId: event.id,
     // The caller's, not the deployer's: the event is made up by the caller, so the run may do no more

@@ -12,6 +12,8 @@ export * from "./function-events.ts";
 export * from "./triggers.ts";
 export * from "./function-runs.ts";
 export { triggerEvent, type EventTriggerDeps } from "./function-trigger.ts";
+export { madeUpEvent, newRunId, triggerHeaders } from "./trigger-request.ts";
+export { sampleEventDataFromSchema } from "./event-sample.ts";
 export { purgeFunctionRuns, RUN_QUEUE, RUNS_CHANNEL } from "./run-queries.ts";
 export { purgeFunctionLogs } from "./log-queries.ts";
 

@@ -19,9 +19,26 @@ export interface DataDir {
    */
   adoptSecret(secret: string): void;
   adminToken(): string;
-  runningServer(): { url: string; pid: number } | undefined;
-  markRunning(url: string): void;
+  runningServer(): RunningServer | undefined;
+  markRunning(url: string, launcher?: ServerLauncher): void;
   clearRunning(): void;
+}
+
+/**
+ * How to run the server package's own CLI (`node --no-node-snapshot BIN …`): the Node.js its
+ * isolated-vm was built for and its `bin/tessera.js`. The standalone `@tessera/cli` runs
+ * `functions serve` through it, as `supabase functions serve` runs in the stack `supabase start` made.
+ */
+export interface ServerLauncher {
+  node: string;
+  bin: string;
+}
+
+/** `server.json`: the server running on this data dir (a note older servers wrote has no launcher). */
+export interface RunningServer {
+  url: string;
+  pid: number;
+  launcher?: ServerLauncher | undefined;
 }
 
 export function openDataDir(path: string): DataDir {
@@ -52,15 +69,16 @@ export function openDataDir(path: string): DataDir {
     runningServer() {
       if (!existsSync(file("server.json"))) return undefined;
       try {
-        const info = JSON.parse(readFileSync(file("server.json"), "utf8")) as { url: string; pid: number };
+        const info = JSON.parse(readFileSync(file("server.json"), "utf8")) as RunningServer;
         process.kill(info.pid, 0); // throws when no such process: a stale note
         return info;
       } catch {
         return undefined;
       }
     },
-    markRunning(url) {
-      writeFileSync(file("server.json"), JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 });
+    markRunning(url, launcher) {
+      const note: RunningServer = { url, pid: process.pid, launcher };
+      writeFileSync(file("server.json"), JSON.stringify(note) + "\n", { mode: 0o600 });
     },
     clearRunning() {
       rmSync(file("server.json"), { force: true });

@@ -60,7 +60,7 @@ export function openStore(config: Config): Promise<Store> {
   }
   return createPgliteStore({ dataDir: join(config.dataDir, "pg") });
 }
-export { openDataDir, type DataDir } from "./data-dir.ts";
+export { openDataDir, type DataDir, type RunningServer, type ServerLauncher } from "./data-dir.ts";
 
 /** Runs `fn` in a new transaction when given a store, or directly when already inside one. */
 export function inTransaction<T>(db: Queryable | Store, fn: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildEventCatalog, RESOURCES, type CatalogSource } from "../../engines/index.ts";
-import { sampleEventData } from "../../runtime/event-sample.ts";
+import { buildEventCatalog, eventJsonSchema, RESOURCES, type CatalogSource } from "../../engines/index.ts";
+import { sampleEventData, sampleEventDataFromSchema } from "../../runtime/event-sample.ts";
 import { BIN, runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
 
 /**
@@ -185,6 +187,44 @@ describe("tessera functions: triggers in deno.json, trigger, logs --follow", { t
     expect(other.stdout).toContain("note: greeter does not subscribe to deal.created");
   });
 
+  it("runs the function as the key that triggers it, not the key that deployed it", async () => {
+    const dir = fnDir("whoami", {
+      "index.ts": `export default async function (_req: Request, ctx: { user: unknown }) {
+  console.log("user " + JSON.stringify(ctx.user));
+  return Response.json(ctx.user);
+}`,
+    });
+    // Deployed with the setup key (env), triggered with another full-access key of the same organization.
+    expect((await cli("deploy", dir)).code).toBe(0);
+    const made = await api("/v1/api_keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "trigger-caller", kind: "full_access" }),
+    });
+    expect(made.status).toBe(201);
+    const caller = made.body as { id: string; secret: string };
+    const keys = (await api("/v1/api_keys")).body.data as Array<{ id: string }>;
+    const deployer = keys.find((key) => key.id !== caller.id)?.id;
+    expect(deployer).toMatch(/^key_/);
+
+    const fired = await runCli(["functions", "trigger", "whoami", "--event", "contact.created", "--json"], {
+      ...env,
+      TESSERA_API_KEY: caller.secret,
+    });
+    expect(fired.code, fired.stderr).toBe(0);
+    const run = JSON.parse(fired.stdout) as { status: string; request_id: string };
+    expect(run.status).toBe("succeeded");
+    const logged = async () =>
+      (await api(`/v1/functions/whoami/logs?request_id=${run.request_id}`)).body.data as Array<{
+        message: string;
+      }>;
+    await until(async () => (await logged()).length > 0);
+    const [line] = await logged();
+    const user = JSON.parse(line!.message.replace(/^user /, "")) as Record<string, unknown>;
+    expect(user).toMatchObject({ type: "api_key", key_id: caller.id, kind: "full_access", scopes: ["*"] });
+    expect(user.key_id).not.toBe(deployer);
+  });
+
   it("says in one line what went wrong: an unknown event type, a failed run, a bad --data file", async () => {
     const unknown = await cli("trigger", "greeter", "--event", "contact.exploded");
     expect(unknown.code).toBe(1);
@@ -265,6 +305,89 @@ describe("tessera functions: triggers in deno.json, trigger, logs --follow", { t
     for (const eventType of catalog) {
       const parsed = eventType.object.safeParse(sampleEventData(eventType, now).object);
       expect(parsed.error?.issues ?? [], eventType.type).toEqual([]);
+      // --local samples from the served JSON Schema: the same object as the route's.
+      const served = sampleEventDataFromSchema(eventJsonSchema(eventType), now);
+      expect(served, eventType.type).toEqual(sampleEventData(eventType, now));
     }
+  });
+
+  it("sends --local the request a deployed run gets, to functions serve's port; failures in one line", async () => {
+    const seen: Array<{ method: string; headers: Record<string, unknown>; body: string }> = [];
+    let status = 204;
+    const local = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        seen.push({ method: req.method ?? "", headers: req.headers, body });
+        res.writeHead(status, { "x-request-id": "req_local1" }).end();
+      });
+    });
+    await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
+    const port = String((local.address() as AddressInfo).port);
+    // No key: the catalog is read with the key functions serve keeps for the sandbox.
+    const noKey = { TESSERA_DATA_DIR: dataDir };
+    writeFileSync(join(dataDir, "sandbox.json"), JSON.stringify({ keys: { org_x: env.TESSERA_API_KEY } }));
+    try {
+      const sent = await runCli(
+        ["functions", "trigger", "greeter", "--event", "contact.created", "--local", "--port", port],
+        noKey,
+      );
+      expect(sent.stderr).toBe("");
+      expect(sent.code).toBe(0);
+      expect(sent.stdout).toMatch(
+        new RegExp(
+          `^succeeded greeter \\(local, http://127\\.0\\.0\\.1:${port}/\\): contact\\.created evt_\\S+ → 204`,
+        ),
+      );
+      expect(sent.stdout).toContain("request id: req_local1");
+      const [request] = seen;
+      const event = JSON.parse(request!.body) as { id: string; type: string; data: { object: object } };
+      expect(request!.method).toBe("POST");
+      expect(request!.headers).toMatchObject({
+        "content-type": "application/json",
+        "user-agent": "Tessera-Triggers/1",
+        "tessera-trigger": "event",
+        "tessera-attempt": "1",
+        "tessera-event-id": event.id,
+      });
+      expect(request!.headers["tessera-run-id"]).toMatch(/^frun_[0-9a-f]{32}$/);
+      expect(event).toMatchObject({ object: "event", type: "contact.created" });
+      expect(Object.keys(event.data.object)).toContain("email");
+
+      const bad = join(root, "bad-data.json");
+      writeFileSync(bad, JSON.stringify({ name: "no object" }));
+      const failures = [
+        [["--event", "contact.created", "--data", bad], /^error: --data is not an event's data/],
+        [["--event", "contact.nope"], /^error: unknown event type 'contact\.nope'/],
+      ] as const;
+      for (const [args, message] of failures) {
+        const refused = await runCli(
+          ["functions", "trigger", "greeter", ...args, "--local", "--port", port],
+          noKey,
+        );
+        expect(refused.code, refused.stderr).toBe(1);
+        expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+        expect(refused.stderr).toMatch(message);
+      }
+      status = 500;
+      const failed = await runCli(
+        ["functions", "trigger", "greeter", "--event", "contact.created", "--local", "--port", port],
+        noKey,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toMatch(/^failed greeter .* → 500/);
+      expect(failed.stderr.trim()).toBe("error: the run failed: the function answered 500");
+    } finally {
+      await new Promise<void>((resolve) => local.close(() => resolve()));
+    }
+    const nobody = await runCli(
+      ["functions", "trigger", "greeter", "--event", "contact.created", "--local", "--port", port],
+      noKey,
+    );
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr.trim().split("\n")).toHaveLength(1);
+    expect(nobody.stderr).toMatch(
+      /^error: nothing answered at http:\/\/127\.0\.0\.1:\d+\/ \(ECONNREFUSED\): run tessera functions serve DIR there first/,
+    );
   });
 });
