@@ -82,6 +82,22 @@ function monthPeriod(match: RegExpMatchArray, today: string, prefer: Prefer): Pe
 /** Each pattern with what it means; earlier patterns win over later ones at any position. */
 const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
   [
+    // "the last week of feb", "first week of march": seven days at the month's end or start.
+    new RegExp(
+      `\\b(?:in\\s+|during\\s+)?(?:the\\s+)?(first|last|final)\\s+week\\s+of\\s+${MONTH_NAME}(?:\\s+(\\d{4}))?\\b`,
+      "g",
+    ),
+    (m, today, prefer) => {
+      const month = monthIndex(m[2]!);
+      const year = m[3] ? Number(m[3]) : yearFor(month, today, prefer);
+      const name = MONTHS[month - 1]!;
+      const title = `in the ${m[1] === "first" ? "first" : "last"} week of ${name[0]!.toUpperCase()}${name.slice(1)} ${year}`;
+      if (m[1] === "first") return { range: range(dayOf(year, month, 1), dayOf(year, month, 7), title) };
+      const last = lastOfMonth(year, month);
+      return { range: range(addDays(last, -6), last, title) };
+    },
+  ],
+  [
     new RegExp(`\\b(?:from|between)\\s+${DAY}\\s+(?:to|and|until|till|through|-)\\s+${DAY}`, "g"),
     (m, today, prefer) => {
       const from = parseDay(m[1]!, today, prefer);

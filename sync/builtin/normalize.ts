@@ -57,11 +57,19 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/(?<=\s)r(?=\s+\w)/gi, "are"],
   [/\bpmts?\b/gi, "payments"],
   [/\blvl\b/gi, "level"],
+  [/\bopps\b/gi, "opportunities"],
+  [/\bopp\b/gi, "opportunity"],
+  [/\bwks?\b/gi, "week"],
   // Owners' shorthand for amounts: "median payment amt", "a grand", "a million".
   [/\bamts?\b/gi, "amount"],
   [/\b(?:a|one) (?:grand|thousand)\b(?!\s+total)/gi, "1000"],
   [/\bhalf a million\b/gi, "500000"],
   [/\b(?:a|one) million\b/gi, "1000000"],
+  // "from the 10th to the 20th of jan" → "from jan 10 to jan 20": the month said once is both's.
+  [
+    /\b(from|between)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(to|and|until|till|through)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/gi,
+    "$1 $5 $2 $3 $5 $4",
+  ],
   // "the 1st of april" → "april 1"; "since the start of the month" → "this month so far".
   [
     /\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/gi,
@@ -108,6 +116,8 @@ const FILLER: readonly RegExp[] = [
   /\b(?:let me know|tell me|show me|give me|get me|pull up|bring up)\b/gi,
   /\b(?:please|pls|plz|kindly|thanks|thank you|cheers)\b/gi,
   /\b(?:for me|right now|at the moment|currently|for now|as of today|as of now)\b/gi,
+  // "Across the board", "all told": every record, which a question without a filter asks anyway.
+  /\b(?:across the board|all told|all in all)\b/gi,
 ];
 
 const QUESTION_START =

@@ -35,6 +35,7 @@ zero one two three four five six seven eight nine ten eleven twelve twenty thirt
 thousand couple
 eur usd gbp euro euros dollar dollars pound pounds currency currencies
 yes no true false please pls plz kindly
+u ur r ya yall thx ty
 each per every all both either any
 mark set move change update create add new void cancel record log delete remove verify confirm reject hire
 edit fix correct modify rename replace advance push progress bump put shift enter book register approve

@@ -207,6 +207,9 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
   skills: {
     id: id("id"),
     candidate_id: id("candidate_id"),
+    candidate: text(
+      "(SELECT c.name FROM candidates c WHERE c.id = skills.candidate_id AND c.org_id = skills.org_id)",
+    ),
     name: text("name"),
     level: choice("level", ["beginner", "intermediate", "advanced", "expert"]),
     status: choice("status", ["claimed", "verified"]),

@@ -125,7 +125,7 @@ export async function candidateAnswer(ctx: PlanContext, candidate: Rec, also = "
   const skillText =
     skills.total === 0
       ? "No skills on record."
-      : `Skills (${skills.total}):\n\n${bullets(skillLines, skills.total, 20)}`;
+      : `Skills: **${skills.total}**\n\n${bullets(skillLines, skills.total, 20)}`;
   const reply =
     `**${String(candidate.name)}** — ${String(candidate.position)}\n\n${bullets(candidateCard(candidate))}\n\n${skillText}` +
     also;

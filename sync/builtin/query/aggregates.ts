@@ -117,6 +117,8 @@ export const GROUP_FIELDS: Partial<Record<ResourceName, ReadonlyArray<[string, s
     ["level", "level"],
     ["status", "status"],
     ["skill", "name"],
+    ["candidate", "candidate"],
+    ["person", "candidate"],
   ],
   communications: [
     ["channel", "channel"],
@@ -124,6 +126,18 @@ export const GROUP_FIELDS: Partial<Record<ResourceName, ReadonlyArray<[string, s
     ["contact", "contact"],
     ["person", "contact"],
   ],
+};
+
+/**
+ * "whose are they", "from who?", "who were they to": a follow-up asking who the records before are
+ * of, which is those records per the person each belongs to.
+ */
+const WHOSE =
+  /^(?:and\s+|so\s+)?(?:(?:from|to|with|for|by)\s+)?(?:who|whom|whose)(?:\s+(?:are|were|is|was)\s+(?:they|those|these|them|it|that))?(?:\s+(?:from|to|with|for|of|by))?\s*\??$/;
+const WHO_GROUPS: Partial<Record<ResourceName, [string, string]>> = {
+  skills: ["candidate", "candidate"],
+  communications: ["contact", "contact"],
+  deals: ["contact", "contact"],
 };
 
 /** "by month", "per source": the period or the field the figures are computed per. */
@@ -137,12 +151,27 @@ export function groups(reading: Reading, plan: QueryPlan): void {
     plan.structured.push("group");
     return;
   }
+  const whose = WHOSE.exec(reading.lower);
+  const person = WHO_GROUPS[plan.resource];
+  if (whose && person) {
+    reading.take(whose.index, whose.index + whose[0].length);
+    plan.groupBy = person[1];
+    plan.groupSaid = `per ${person[0]}`;
+    plan.structured.push("group");
+    return;
+  }
   for (const [word, field] of GROUP_FIELDS[plan.resource] ?? []) {
-    const match = new RegExp(`\\b(?:by|per|each|for each|broken down by|split by)\\s+(${word})s?\\b`).exec(
-      reading.lower,
-    );
+    // "by method", "split that by payment method": one word may stand between.
+    const match = new RegExp(
+      `\\b(?:by|per|each|for each|broken down by|split by)\\s+(?:[a-z]+\\s+)?(${word})s?\\b`,
+    ).exec(reading.lower);
     if (match) {
-      reading.take(match.index, match.index + match[0].length);
+      // "split that by method", "break it down by source": the verb of the grouping.
+      const verb =
+        /\b(?:split|break|broken|breakdown)(?:\s+(?:that|it|them|this|those|these))?(?:\s+(?:up|down))?\s*$/.exec(
+          reading.lower.slice(0, match.index),
+        );
+      reading.take(verb?.index ?? match.index, match.index + match[0].length);
       plan.groupBy = field;
       plan.groupSaid = `per ${word}`;
       // Counts by status or stage are the intents' ("candidates by status", "pipeline by stage").

@@ -59,9 +59,10 @@ async function resolveName(
       const own = await ctx.read<QueryResult>("query_records", {
         resource,
         where: [{ field, op: "contains", value: wanted }],
-        limit: 1,
+        limit: MAX_PEOPLE,
       });
-      if (own.total > 0)
+      // A name starts a word of what it names: "board" is not the deal "Onboarding workshop".
+      if (own.total > 0 && startsWords(own, field, wanted))
         return {
           conditions: [{ field, op: "contains", value: wanted }],
           said:
@@ -115,6 +116,17 @@ async function resolveName(
     }
   }
   return undefined;
+}
+
+/** Whether `wanted` starts a word of `field` in every record found (a page of them). */
+function startsWords(found: QueryResult, field: string, wanted: string): boolean {
+  if (found.mode !== "records") return true;
+  const escaped = wanted.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const start = new RegExp(`(?:^|[^\\p{L}\\p{N}])${escaped}`, "u");
+  // A field the records do not carry (a payment's client is its invoice's) cannot be checked here.
+  return found.records.every(
+    (record) => record[field] === undefined || start.test(str(record[field]).toLowerCase()),
+  );
 }
 
 /** A record's line as the lists show it, with a candidate's dates (applied, hired, rejected). */
@@ -202,7 +214,10 @@ function aggregateReply(
   if (plan.groupBy) {
     if (result.values.length === 0) return `${header}, ${plan.groupSaid}: there are none.`;
     const lines = result.values.map((value) => `${value.key ?? "(none)"}: ${valueText(result, value)}`);
-    return `${header}, ${plan.groupSaid}:\n${bullets(lines, lines.length, 24)}`;
+    // How many groups: "from who?" asks how many people as much as which.
+    const groups = new Set(result.values.map((value) => value.key)).size;
+    const word = plan.groupSaid!.replace(/^per /, "");
+    return `${header}, ${plan.groupSaid} (**${groups}** ${groups === 1 ? word : pluralOf(word)}):\n${bullets(lines, lines.length, 24)}`;
   }
   if (result.values.length === 0) {
     return result.fn === "count" || result.mode === "ratio"
@@ -211,6 +226,13 @@ function aggregateReply(
   }
   if (result.mode === "aggregate" && result.fn === "count") return `${header}: **${result.total}**.`;
   return `${header}: ${result.values.map((value) => valueText(result, value)).join(" and ")}.`;
+}
+
+/** "contact" → "contacts", "status" → "statuses", "currency" → "currencies". */
+function pluralOf(word: string): string {
+  if (/(s|x|ch|sh)$/.test(word)) return `${word}es`;
+  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  return `${word}s`;
 }
 
 function listReply(
@@ -280,7 +302,6 @@ export async function answerQuery(
   if (plan.leftover.length > 0 || unknown.length > 0 || broad.length > 0) {
     return notUnderstood(merged, plan.leftover, unknown, broad);
   }
-  const what = describe(merged, named);
   const args: QueryArgs = { resource: plan.resource, where };
   if (plan.ratio) {
     const ratio = ratioOf(merged, ctx.analysis.norm.lower);
@@ -295,6 +316,8 @@ export async function answerQuery(
     args.limit = plan.limit ?? 10;
     if (plan.offset) args.offset = plan.offset;
   }
+  // Said after a ratio took its share out of the conditions: "among invoices", not "among invoices in USD".
+  let what = describe(merged, named);
   if (plan.groupBy && (args.aggregate || args.ratio)) args.group_by = plan.groupBy;
   if (plan.groupBy && !args.aggregate && !args.ratio) {
     // "revenue per month", "won deal value by month": money is added up; anything else is counted.
@@ -317,6 +340,8 @@ export async function answerQuery(
     !/\ball (?:of )?(?:our |the |my )?(?:invoices|bills)\b/.test(ctx.analysis.norm.lower)
   ) {
     args.where = [...(args.where ?? []), { field: "status", op: "in", value: ["open", "overdue", "paid"] }];
+    // Said, so that a total or a share over every invoice is not taken for one.
+    what = `${what} (drafts and voids left out)`;
   }
   const result = await ctx.read<QueryResult>("query_records", args);
   let reply =

@@ -25,6 +25,8 @@ const OWN_PHRASES = new Set([
   "fell through",
   "fall through",
   "falling through",
+  "got away",
+  "slipped away",
   "did not close",
   "did not work out",
   "did not pan out",
@@ -63,6 +65,8 @@ export const STATUS_TABLES: Partial<
       ["still in play", ["lead", "qualified", "proposal"]],
       ["still open", ["lead", "qualified", "proposal"]],
       ["fell through", ["lost"]],
+      ["got away", ["lost"]],
+      ["slipped away", ["lost"]],
       ["fall through", ["lost"]],
       ["falling through", ["lost"]],
       ["did not close", ["lost"]],
@@ -154,17 +158,22 @@ export function statuses(reading: Reading, plan: QueryPlan): void {
     const negation = carried ? negatedUntil : negatedBefore(reading.lower, start);
     if (negation !== undefined && !phrase.startsWith("not ")) {
       negatedUntil = end;
-      // An invoice not paid is one still to be paid: open or overdue, not a draft or a void.
-      if (plan.resource === "invoices" && value.length === 1 && value[0] === "paid") {
+      // An invoice not paid is one still to be paid: open or overdue, not a draft or a void. "All
+      // invoices except paid ones" leaves the paid ones out of all of them, drafts and voids kept.
+      const leftOut = /^(?:except|excluding|other than|besides|but not)\b/.test(
+        reading.lower.slice(negation, start),
+      );
+      if (plan.resource === "invoices" && value.length === 1 && value[0] === "paid" && !leftOut) {
         for (const one of ["open", "overdue"]) include.add(one);
       } else for (const one of value) exclude.add(one);
       reading.take(negation, end);
-      plan.said.push(`not ${phrase}`);
+      plan.said.push(`${leftOut ? "except" : "not"} ${phrase}`);
       plan.structured.push("negation");
     } else {
       for (const one of value) include.add(one);
       reading.take(start, end);
-      plan.adjectives.push(phrase);
+      // "deals that got away" are lost deals: a phrase of this layer's own is said as the status it names.
+      plan.adjectives.push(OWN_PHRASES.has(phrase) && value.length === 1 ? value[0]! : phrase);
       // Said the other way round ("not verified", "unpaid"), or in words the intents do not know.
       if (OWN_PHRASES.has(phrase) || (phrase.startsWith("not ") && plan.resource === "skills"))
         plan.structured.push("negation");
@@ -400,7 +409,7 @@ export function negations(reading: Reading, plan: QueryPlan): void {
     }
   }
   const currency = new RegExp(
-    `\\b(not|other than|except|excluding|besides|but not)\\s+(?:in\\s+)?(${CURRENCY_NAMES})\\b|\\bnon[- ]?(${CURRENCY_CODES}|euro|dollar)\\b`,
+    `\\b(not|other than|except|excluding|besides|but not|anything but|anything except|anything other than)\\s+(?:in\\s+)?(${CURRENCY_NAMES})\\b|\\bnon[- ]?(${CURRENCY_CODES}|euro|dollar)\\b`,
   ).exec(reading.lower);
   if (currency && plan.resource !== "candidates" && plan.resource !== "contacts") {
     const word = (currency[2] ?? currency[3])!;

@@ -5,7 +5,9 @@ import type { Answer, ListMemory, Memory } from "../types.ts";
 import type { QueryResult } from "../../tools/query.ts";
 import { bullets, itemsOf, lineFor } from "../answers.ts";
 import { candidateDetail } from "../handlers/people.ts";
+import { addDays } from "../calendar.ts";
 import { answerQuery } from "./answer.ts";
+import { DATE_FIELD_LABEL } from "./words.ts";
 import { parseQuery } from "./parse.ts";
 
 /**
@@ -34,6 +36,29 @@ function conditionsOf(list: ListMemory): Condition[] | undefined {
   }
   if (list.q) return undefined;
   return conditions;
+}
+
+/**
+ * An intents' list leaves filters, not words: its window said from the bounds it kept
+ * ("received 2026-03-01 to 2026-03-18"), so a refinement of it still says what it is over.
+ */
+function boundsSaid(where: readonly Condition[]): string[] {
+  const said: string[] = [];
+  const fields = new Set(where.filter((c) => /_(at|date)$/.test(c.field)).map((c) => c.field));
+  for (const field of fields) {
+    const day = (op: string) => {
+      const bound = where.find((c) => c.field === field && c.op === op)?.value;
+      return typeof bound === "string" ? bound.slice(0, 10) : undefined;
+    };
+    // The bounds are exclusive: the day after the lower one, the day before the upper one.
+    const from = day("gt") && addDays(day("gt")!, 1);
+    const to = day("lt") && addDays(day("lt")!, -1);
+    const label = DATE_FIELD_LABEL[field] ?? field;
+    if (from && to) said.push(`${label} ${from} to ${to}`);
+    else if (from) said.push(`${label} since ${from}`);
+    else if (to) said.push(`${label} until ${to}`);
+  }
+  return said;
 }
 
 /** The resource an intents' reply was about, when it left no list (a pipeline, a count). */
@@ -137,7 +162,7 @@ function unreadable(): Answer {
 }
 
 const REFERS =
-  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b/;
+  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b|^(?:and\s+|now\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\s+(?:that|it|this)\b/;
 
 export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null> {
   const list = ctx.memory?.list ?? (ctx.memory ? listOfSlots(ctx.memory) : undefined);
@@ -191,7 +216,7 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       const fields = new Set(plan.where.map((condition) => condition.field));
       const kept = where.filter((condition) => !fields.has(condition.field));
       const dated = plan.where.some((condition) => /_at$|_date$/.test(condition.field));
-      const said = (list.said ?? []).filter(
+      const said = (list.said ?? boundsSaid(where)).filter(
         (words) =>
           !(
             dated &&

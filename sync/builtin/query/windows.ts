@@ -67,7 +67,10 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   );
   const ahead = (field === "due_date" && !overdue) || field === "expected_close_date";
   // A due date or a close date looks ahead: "closing in April" is the coming April, unless said otherwise.
-  const backwards = /\b(last|ago|past|previous|prior|since|so far|to date|ytd)\b/.test(reading.lower);
+  // "were due in feb" is the February behind us, whatever the verb of a due date usually means.
+  const backwards =
+    /\b(last|ago|past|previous|prior|since|so far|to date|ytd)\b/.test(reading.lower) ||
+    /\b(?:were|was|fell|came|had been|have been|has been) due\b/.test(reading.lower);
   const period: Period | undefined =
     ahead && !backwards ? (dates.future ?? dates.past) : (dates.past ?? dates.future);
   if (!period) return;
@@ -119,6 +122,9 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       ? "who applied"
       : (DATE_FIELD_LABEL[field] ?? field);
   plan.said.push(`${label} ${words}`.replace(/^on in /, "in ").replace(/^on on /, "on "));
+  // "which invoices have a due date of April 6": every invoice with that date, paid or not, which the
+  // intents (what is still to collect) do not answer.
+  const everyStatus = field === "due_date" && /\bdue dates?\s+(?:of|on|in|is|was|=)\b/.test(reading.lower);
   // The intents read a window right on money received, on closed deals and on conversations.
   // "before March" is a bound the intents do not read.
   const intentsRead =
@@ -136,14 +142,14 @@ export function windows(reading: Reading, plan: QueryPlan): void {
       (field === "due_date" &&
         period.range.to > today &&
         !bound &&
+        !everyStatus &&
         !plan.where.some(
           (c) => c.field === "status" && Array.isArray(c.value) && c.value.includes("overdue"),
         )));
   if (!intentsRead) plan.structured.push("window");
   const stated = plan.where.some((c) => c.field === "status" || c.field === "stage");
   // What is due is what is still to be paid; what is expected to close is still in the pipeline.
-  // "which invoices have a due date of April 6": every invoice with that date, paid or not.
-  if (field === "due_date" && !stated && !/\bdue dates?\s+(?:of|on|is|was|=)\b/.test(reading.lower)) {
+  if (field === "due_date" && !stated && !everyStatus) {
     const future = (from ?? today) >= today;
     plan.where.push({ field: "status", op: "in", value: future ? ["open"] : ["open", "overdue"] });
     plan.adjectives.push(future ? "open" : "unpaid");

@@ -189,6 +189,21 @@ export const windows: Case[] = [
       "channel = 'email'",
     ]),
   ),
+  // "the last week of feb": its last seven days; "from the 10th to the 20th of jan": both days in January.
+  ...phrasings(4, ["invoices issued in the last week of feb", "inv issued last wk of february"], (t) =>
+    t.list("invoices", within("issued_at", "2026-02-22", "2026-03-01")),
+  ),
+  ...phrasings(4, ["invoices issued from the 10th to the 20th of jan"], (t) =>
+    t.list("invoices", within("issued_at", "2026-01-10", "2026-01-21")),
+  ),
+  // "were due in feb": the February behind us, though a due date usually looks ahead.
+  ...phrasings(4, ["which invoices were due in feb and are still unpaid"], (t) =>
+    t.list("invoices", `${UNPAID} AND ${within("due_date", "2026-02-01", "2026-03-01")}`),
+  ),
+  // "with a due date in may": every invoice with that date, paid or not.
+  ...phrasings(4, ["invoices with a due date in may"], (t) =>
+    t.list("invoices", within("due_date", "2026-05-01", "2026-06-01")),
+  ),
 ];
 
 // 5. Negation & the other side ----------------------------------------------------------------
@@ -279,4 +294,12 @@ export const negations: Case[] = [
   ...phrasings(5, ["payments not made by card", "non-card payments"], (t) =>
     t.list("payments", "method <> 'card'"),
   ),
+  // "except paid ones" leaves the paid ones out of all of them; "not paid" is still to be paid.
+  ...phrasings(5, ["all invoices except paid ones", "every inv excluding the paid ones"], (t) =>
+    t.list("invoices", "s <> 'paid'"),
+  ),
+  ...phrasings(5, ["invoices billed in anything but eur", "invoices in anything other than euros"], (t) =>
+    t.list("invoices", "cur <> 'EUR'"),
+  ),
+  ...phrasings(5, ["the biggest deal that got away"], (t) => t.top("deals", "stage = 'lost'", "value", 1)),
 ];

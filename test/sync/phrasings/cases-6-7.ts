@@ -362,4 +362,28 @@ export const refinements: Case[] = [
   ...followUps(["skills not verified yet"], ["only noah iyer's", "just for noah iyer"], (t) =>
     t.list("skills", "status <> 'verified' AND candidate_name = 'Noah Iyer'"),
   ),
+  // "whose are they", "from who?": the list before, per the person each record is of.
+  ...followUps(["skills at advanced level"], ["whose are they", "who are they from?"], async (t) => {
+    const names = [
+      ...new Set((await t.rows("skills", "level = 'advanced'")).map((r) => String(r.candidate_name))),
+    ];
+    return { present: [t.bold(names.length), ...names] };
+  }),
+  ...followUps(["calls we made"], ["who were they to", "to who?"], async (t) => {
+    const rows = await t.rows("communications", "channel = 'call' AND direction = 'outbound'");
+    const names = [...new Set(rows.map((r) => String(r.contact_name)))];
+    return { present: [t.bold(names.length), ...names] };
+  }),
+  // A grouping said as a command over the list before, its window kept.
+  ...followUps(
+    ["payments received this month"],
+    ["split that by method", "break it down by payment method"],
+    async (t) => ({
+      present: await t.perCurrency(
+        "payments",
+        "sum(amount)",
+        "received_at >= date_trunc('month', $2::date) AND method = 'bank_transfer'",
+      ),
+    }),
+  ),
 ];
