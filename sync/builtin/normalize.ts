@@ -57,6 +57,13 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/(?<=\s)r(?=\s+\w)/gi, "are"],
   [/\bpmts?\b/gi, "payments"],
   [/\blvl\b/gi, "level"],
+  // "invs", "inv" (not "inv 30", an invoice's number): invoices.
+  [/\binvs\b/gi, "invoices"],
+  [/\binv\b(?!\s*[-#.]?\s*\d)/gi, "invoice"],
+  [/\bmtgs\b/gi, "meetings"],
+  [/\bmtg\b/gi, "meeting"],
+  [/\bincl\b\.?/gi, "including"],
+  [/\b(they|you)re\b/gi, "$1 are"],
   [/\bopps\b/gi, "opportunities"],
   [/\bopp\b/gi, "opportunity"],
   [/\bwks?\b/gi, "week"],
@@ -118,6 +125,8 @@ const FILLER: readonly RegExp[] = [
   /\b(?:for me|right now|at the moment|currently|for now|as of today|as of now)\b/gi,
   // "Across the board", "all told": every record, which a question without a filter asks anyway.
   /\b(?:across the board|all told|all in all)\b/gi,
+  // Chat asides: "quick q", "rn" (right now), "actually", "basically".
+  /\b(?:quick q(?:uestion)?|rn|actually|basically|honestly)\b[:,]?/gi,
 ];
 
 const QUESTION_START =

@@ -141,7 +141,7 @@ describe("invoices by status, currency and client", () => {
     );
     expectRead(
       await h.ask(phrase),
-      [plural(total, "invoice"), ...rows.map((row) => `${row.s}: ${row.n}`)],
+      [plural(total, "invoice"), ...rows.map((row) => `${row.s}: **${row.n}**`)],
       phrase,
     );
   });

@@ -1,6 +1,7 @@
 import { isAppError } from "../../../core/errors.ts";
 import type { TopClientsResult } from "../../tools/insights.ts";
 import type { GetResult } from "../../tools/lookup.ts";
+import type { QueryResult } from "../../tools/query.ts";
 import type { CountResult, ListResult, SumResult } from "../../tools/records.ts";
 import { money, type Filters } from "../../tools/resources.ts";
 import {
@@ -59,7 +60,7 @@ export async function invoices(ctx: PlanContext): Promise<Answer> {
   });
   if (facet === "count" && invoiceStatuses.length === 0) {
     const counts = await ctx.read<CountResult>("count_records", { ...query, group_by: "status" });
-    const lines = (counts.groups ?? []).map((group) => `${String(group.key)}: ${group.count}`);
+    const lines = (counts.groups ?? []).map((group) => `${String(group.key)}: **${group.count}**`);
     const memory = remember(ctx, "invoices", subject ? { subject } : {});
     return { reply: `You have **${plural(counts.total, kind)}**${scope}.\n\n${bullets(lines)}`, memory };
   }
@@ -155,19 +156,34 @@ export async function topClients(ctx: PlanContext): Promise<Answer> {
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
 }
 
-/** What one client paid, on all its invoices or on those issued in a period (top_clients). */
+/**
+ * What one client paid: in a period, the payments received from it then ("has Acme paid anything
+ * this month" is money that came in this month, whenever its invoices were issued); else on all its
+ * invoices.
+ */
 export async function clientRevenue(ctx: PlanContext, subject: NonNullable<PlanContext["slots"]["subject"]>) {
   const period = ctx.slots.past;
   if (period && subject.client) {
-    const result = await ctx.read<TopClientsResult>("top_clients", {
-      limit: 25,
-      since: period.range.from,
-      until: addDays(period.range.to, 1),
+    const result = await ctx.read<QueryResult>("query_records", {
+      resource: "payments",
+      where: [
+        { field: "client", op: "eq", value: subject.client },
+        { field: "received_at", op: "gte", value: period.range.from },
+        { field: "received_at", op: "lt", value: addDays(period.range.to, 1) },
+      ],
+      aggregate: { fn: "sum", field: "amount" },
     });
-    const rows = result.clients.filter((row) => row.client === subject.client);
-    const totals = rows.map((row) => ({ currency: row.currency, amount: row.revenue, count: row.invoices }));
-    const paid = totalsText(totals, "nothing");
-    const reply = `**${subject.label}** paid **${paid}** on ${plural(countOf(totals), "invoice")} issued ${period.range.label}.`;
+    const values = result.mode === "records" ? [] : result.values.filter((value) => value.value !== null);
+    const totals = values.map((value) => ({
+      currency: value.currency ?? "",
+      amount: value.value!,
+      count: value.count,
+    }));
+    const count = countOf(totals);
+    const reply =
+      count === 0
+        ? `**${subject.label}** paid nothing ${period.range.label}: no payment from them was received then.`
+        : `**${subject.label}** paid **${totalsText(totals, "nothing")}** ${period.range.label}, in **${count}** ${count === 1 ? "payment" : "payments"}.`;
     return { reply, memory: remember(ctx, "revenue", { subject }) };
   }
   const who = clientQuery(subject);

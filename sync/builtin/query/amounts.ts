@@ -47,6 +47,15 @@ export function amountsIn(lower: string, dateSpans: readonly Span[]): Amount[] {
       : word
         ? (CURRENCY_WORDS[word.toLowerCase()] ?? word.toUpperCase())
         : undefined;
+    // "2 or more opportunities", "3+ invoices": a count of records, not an amount of money.
+    if (
+      !currency &&
+      scale === 1 &&
+      /^\s*(?:\+\s*|(?:or|and)\s+(?:more|fewer|less|over|under|up|above|below)\s+)?(?:open\s+|unpaid\s+|active\s+)?(?:opportunit(?:y|ies)|deals?|invoices?|bills?|payments?|contacts?|candidates?|skills?|emails?|calls?|meetings?|texts?|messages?|communications?|products?)\b/.test(
+        lower.slice(end),
+      )
+    )
+      continue;
     const unit = /^\s*(days?|weeks?|months?|years?)\b/.exec(lower.slice(end))?.[1];
     found.push({ value, scale, ...(currency ? { currency } : {}), start, end, ...(unit ? { unit } : {}) });
   }
@@ -161,6 +170,18 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
       continue;
     }
     if (!moneyField) continue;
+    // "clients who owe more than 10k altogether": a bound on each client's total, which a condition
+    // on each record is not. Left unread, so the question is not answered as the other one.
+    const summed = /\b(altogether|all together|in total|combined|between them|all told|summed up)\b/.exec(
+      lower,
+    );
+    if (
+      summed &&
+      /\b(who|which|what) (?:clients?|customers?|companies|contacts?|people)\b|\bwho\b/.test(lower)
+    ) {
+      plan.leftover.push(summed[1]!);
+      reading.take(summed.index, summed.index + summed[0].length);
+    }
     const field = resource === "invoices" && OWED.test(lower) ? "outstanding" : moneyField;
     plan.where.push({ field, op, value: amount.value });
     if (amount.currency) plan.where.push({ field: "currency", op: "eq", value: amount.currency });

@@ -97,7 +97,12 @@ export function ranking(reading: Reading, plan: QueryPlan): boolean {
   } else {
     plan.aggregate = { fn: "count" };
   }
-  const top = /\b(?:top)\s+(\d{1,2}|two|three|four|five|ten)\b/.exec(lower);
+  // "top 3", "which two clients", "the three companies": how many groups the answer ranks.
+  const top =
+    /\b(?:top)\s+(\d{1,2}|two|three|four|five|ten)\b/.exec(lower) ??
+    /\b(?:which|what|the)\s+(\d{1,2}|two|three|four|five|ten)\s+(?:clients|customers|companies|debtors|payers|contacts|people|candidates|sources|methods)\b/.exec(
+      lower,
+    );
   if (top) reading.take(top.index, top.index + top[0].length);
   plan.groupBy = group[1];
   plan.groupSaid = `per ${group[0]}`;
