@@ -139,6 +139,8 @@ export default tseslint.config(
       "tmp/**",
       "clients/typescript/dist/**",
       "packages/cli/dist/**",
+      // Web Platform Tests, vendored as upstream has them (test/fixtures/wpt/README.md).
+      "test/fixtures/wpt/**",
       "eslint.config.js",
       "bin/**",
       // Guest programs that run inside isolates, hostile on purpose (infinite loops, heap bombs).

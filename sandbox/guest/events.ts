@@ -1,7 +1,7 @@
 import { DOMException } from "./dom-exception.ts";
 import { clearTimeout, setTimeout } from "./timers.ts";
 
-/** DOM Standard §2: Event and EventTarget, without a tree (no capture or bubbling path). */
+/** DOM Standard §2: Event and EventTarget, without a tree (an event's path is its target alone). */
 /** What every event's constructor reads (DOM §2.2 EventInit). */
 export interface EventInit {
   bubbles?: boolean;
@@ -9,70 +9,219 @@ export interface EventInit {
   composed?: boolean;
 }
 
+/** An event's state and flags (DOM §2.2), read and written by dispatch (§2.9) in this module only. */
+interface EventState {
+  type: string;
+  bubbles: boolean;
+  cancelable: boolean;
+  composed: boolean;
+  target: EventTarget | null;
+  currentTarget: EventTarget | null;
+  phase: number;
+  stopPropagation: boolean;
+  stopImmediatePropagation: boolean;
+  canceled: boolean;
+  inPassiveListener: boolean;
+  dispatching: boolean;
+  trusted: boolean;
+}
+
+const PHASES = { NONE: 0, CAPTURING_PHASE: 1, AT_TARGET: 2, BUBBLING_PHASE: 3 } as const;
+
+let stateOf: (event: Event) => EventState;
+/** `isTrusted` is [LegacyUnforgeable]: an own accessor of every event, all sharing one getter. */
+let isTrustedGetter: (this: Event) => boolean;
+
 export class Event {
-  readonly type: string;
-  readonly bubbles: boolean;
-  readonly cancelable: boolean;
-  readonly composed: boolean;
-  readonly timeStamp = Date.now();
-  #defaultPrevented = false;
-  #target: EventTarget | null = null;
-  #current: EventTarget | null = null;
-  /** @internal */ stopped = false;
+  declare static readonly NONE: 0;
+  declare static readonly CAPTURING_PHASE: 1;
+  declare static readonly AT_TARGET: 2;
+  declare static readonly BUBBLING_PHASE: 3;
+  declare readonly NONE: 0;
+  declare readonly CAPTURING_PHASE: 1;
+  declare readonly AT_TARGET: 2;
+  declare readonly BUBBLING_PHASE: 3;
+  declare readonly isTrusted: boolean;
+  readonly #state: EventState;
+  readonly #timeStamp = Date.now();
+
+  static {
+    stateOf = (event) => event.#state;
+    isTrustedGetter = function (this: Event) {
+      return this.#state.trusted;
+    };
+  }
 
   constructor(type: string, init: EventInit = {}) {
     if (arguments.length === 0) throw new TypeError("The event type is required");
-    this.type = String(type);
-    this.bubbles = Boolean(init?.bubbles);
-    this.cancelable = Boolean(init?.cancelable);
-    this.composed = Boolean(init?.composed);
+    // WebIDL: the type is converted before the dictionary, whose members are read in order.
+    const name = String(type);
+    this.#state = {
+      type: name,
+      bubbles: Boolean(init?.bubbles),
+      cancelable: Boolean(init?.cancelable),
+      composed: Boolean(init?.composed),
+      target: null,
+      currentTarget: null,
+      phase: PHASES.NONE,
+      stopPropagation: false,
+      stopImmediatePropagation: false,
+      canceled: false,
+      inPassiveListener: false,
+      dispatching: false,
+      trusted: false,
+    };
+    Object.defineProperty(this, "isTrusted", { get: isTrustedGetter, enumerable: true, configurable: false });
+  }
+  get type(): string {
+    return this.#state.type;
+  }
+  get bubbles(): boolean {
+    return this.#state.bubbles;
+  }
+  get cancelable(): boolean {
+    return this.#state.cancelable;
+  }
+  get composed(): boolean {
+    return this.#state.composed;
+  }
+  get timeStamp(): number {
+    return this.#timeStamp;
   }
   get target(): EventTarget | null {
-    return this.#target;
+    return this.#state.target;
   }
   get currentTarget(): EventTarget | null {
-    return this.#current;
+    return this.#state.currentTarget;
   }
   get srcElement(): EventTarget | null {
-    return this.#target;
-  }
-  get defaultPrevented(): boolean {
-    return this.#defaultPrevented;
+    return this.#state.target;
   }
   get eventPhase(): number {
-    return this.#current ? 2 : 0;
+    return this.#state.phase;
   }
-  get isTrusted(): boolean {
-    return false;
+  get defaultPrevented(): boolean {
+    return this.#state.canceled;
+  }
+  get returnValue(): boolean {
+    return !this.#state.canceled;
+  }
+  set returnValue(value: boolean) {
+    if (!value) this.#cancel();
+  }
+  get cancelBubble(): boolean {
+    return this.#state.stopPropagation;
+  }
+  /** Setting it to false does nothing (DOM §2.2: the flag is only ever set). */
+  set cancelBubble(value: boolean) {
+    if (value) this.#state.stopPropagation = true;
   }
   preventDefault(): void {
-    if (this.cancelable) this.#defaultPrevented = true;
+    this.#cancel();
   }
-  stopPropagation(): void {}
+  /** DOM "set the canceled flag": a passive listener cannot cancel. */
+  #cancel(): void {
+    if (this.#state.cancelable && !this.#state.inPassiveListener) this.#state.canceled = true;
+  }
+  stopPropagation(): void {
+    this.#state.stopPropagation = true;
+  }
   stopImmediatePropagation(): void {
-    this.stopped = true;
+    this.#state.stopPropagation = true;
+    this.#state.stopImmediatePropagation = true;
   }
   composedPath(): EventTarget[] {
-    return this.#current ? [this.#current] : [];
+    const current = this.#state.currentTarget;
+    return current ? [current] : [];
+  }
+  /** The legacy initializer; it does nothing while the event is being dispatched. */
+  initEvent(type: string, bubbles = false, cancelable = false): void {
+    if (arguments.length === 0) throw new TypeError("initEvent requires 1 argument");
+    if (this.#state.dispatching) return;
+    Object.assign(this.#state, {
+      stopPropagation: false,
+      stopImmediatePropagation: false,
+      canceled: false,
+      trusted: false,
+      target: null,
+      type: String(type),
+      bubbles: Boolean(bubbles),
+      cancelable: Boolean(cancelable),
+    });
   }
   get [Symbol.toStringTag](): string {
     return "Event";
   }
-  /** @internal */ static setTargets(
-    event: Event,
-    target: EventTarget | null,
-    current: EventTarget | null,
-  ): void {
-    event.#target = target;
-    event.#current = current;
-  }
+}
+
+// WebIDL constants: on the interface object and its prototype, read-only.
+for (const [name, value] of Object.entries(PHASES)) {
+  const constant = { value, enumerable: true, writable: false, configurable: false };
+  Object.defineProperty(Event, name, constant);
+  Object.defineProperty(Event.prototype, name, constant);
+}
+
+/**
+ * DOM "fire an event": the platform's own dispatch, of a trusted event (`isTrusted`), as the
+ * abort event is. Not reachable from guest code, unlike `dispatchEvent`.
+ */
+let fireEvent: (target: EventTarget, event: Event) => boolean;
+function fire(target: EventTarget, type: string): void {
+  const event = new Event(type);
+  stateOf(event).trusted = true;
+  fireEvent(target, event);
 }
 
 type Listener = ((event: Event) => void) | { handleEvent(event: Event): void };
+/** DOM §2.7 event listener: `removed` is set when it leaves the list, so a dispatch under way skips it. */
 interface Registration {
-  listener: Listener;
-  once: boolean;
+  callback: Listener;
   capture: boolean;
+  passive: boolean;
+  once: boolean;
+  removed: boolean;
+  signal: AbortSignal | null;
+  /** The abort algorithm that removes it when its signal aborts. */
+  onAbort: (() => void) | null;
+}
+type ListenerOptions = boolean | { capture?: boolean };
+type AddListenerOptions =
+  boolean | { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal };
+
+/** WebIDL: `(EventListenerOptions or boolean)` is the dictionary for an object, null or undefined. */
+function isDictionary(options: unknown): options is Record<string, unknown> | null | undefined {
+  return (
+    options === null || options === undefined || typeof options === "object" || typeof options === "function"
+  );
+}
+
+/** DOM "flatten": only `capture`, the one member removeEventListener reads. */
+function captureOf(options: ListenerOptions | undefined | null): boolean {
+  return isDictionary(options) ? Boolean(options?.capture) : Boolean(options);
+}
+
+/** DOM "flatten more", members read in WebIDL's order; a signal that is not an AbortSignal throws. */
+function flattenMore(options: AddListenerOptions | undefined | null) {
+  const capture = captureOf(options);
+  if (!isDictionary(options) || !options) return { capture, once: false, passive: false, signal: null };
+  const once = Boolean(options.once);
+  const passive = options.passive === undefined ? false : Boolean(options.passive);
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError("Failed to execute 'addEventListener': member signal is not of type AbortSignal");
+  }
+  return { capture, once, passive, signal: signal ?? null };
+}
+
+function checkListener(listener: unknown): void {
+  if (
+    listener !== null &&
+    listener !== undefined &&
+    typeof listener !== "object" &&
+    typeof listener !== "function"
+  ) {
+    throw new TypeError("The listener must be a function, an object with handleEvent, or null");
+  }
 }
 
 export class EventTarget {
@@ -84,66 +233,133 @@ export class EventTarget {
     target.#self = self;
   }
 
-  addEventListener(
-    type: string,
-    listener: Listener | null,
-    options: boolean | { once?: boolean; capture?: boolean; signal?: AbortSignal } = {},
-  ): void {
-    if (!listener) return;
-    const opts = typeof options === "boolean" ? { capture: options } : (options ?? {});
-    const signal = (opts as { signal?: AbortSignal }).signal;
-    if (signal?.aborted) return;
-    const list = this.#listeners.get(String(type)) ?? [];
-    const capture = Boolean(opts.capture);
-    if (list.some((r) => r.listener === listener && r.capture === capture)) return;
-    list.push({ listener, once: Boolean((opts as { once?: boolean }).once), capture });
-    this.#listeners.set(String(type), list);
-    signal?.addEventListener("abort", () => this.removeEventListener(type, listener, { capture }));
+  addEventListener(type: string, listener: Listener | null, options?: AddListenerOptions): void {
+    if (arguments.length < 2) throw new TypeError("addEventListener requires 2 arguments");
+    const name = String(type);
+    checkListener(listener);
+    const { capture, once, passive, signal } = flattenMore(options);
+    // DOM "add an event listener".
+    if (signal?.aborted || !listener) return;
+    const list = this.#listeners.get(name) ?? [];
+    if (list.some((r) => r.callback === listener && r.capture === capture)) return;
+    const registration: Registration = {
+      callback: listener,
+      capture,
+      passive,
+      once,
+      removed: false,
+      signal,
+      onAbort: null,
+    };
+    list.push(registration);
+    this.#listeners.set(name, list);
+    if (signal) {
+      registration.onAbort = () => this.#remove(name, registration);
+      abortAlgorithms(signal).add(registration.onAbort);
+    }
   }
 
-  removeEventListener(
-    type: string,
-    listener: Listener | null,
-    options: boolean | { capture?: boolean } = {},
-  ): void {
-    const capture = typeof options === "boolean" ? options : Boolean(options?.capture);
-    const list = this.#listeners.get(String(type));
-    if (!list) return;
-    const index = list.findIndex((r) => r.listener === listener && r.capture === capture);
-    if (index >= 0) list.splice(index, 1);
+  removeEventListener(type: string, listener: Listener | null, options?: ListenerOptions): void {
+    if (arguments.length < 2) throw new TypeError("removeEventListener requires 2 arguments");
+    const name = String(type);
+    checkListener(listener);
+    const capture = captureOf(options);
+    const registration = this.#listeners
+      .get(name)
+      ?.find((r) => r.callback === listener && r.capture === capture);
+    if (registration) this.#remove(name, registration);
+  }
+
+  /** DOM "remove an event listener". */
+  #remove(type: string, registration: Registration): void {
+    registration.removed = true;
+    if (registration.signal && registration.onAbort)
+      abortAlgorithms(registration.signal).delete(registration.onAbort);
+    const list = this.#listeners.get(type);
+    const index = list ? list.indexOf(registration) : -1;
+    if (index >= 0) list!.splice(index, 1);
+    if (list?.length === 0) this.#listeners.delete(type);
   }
 
   dispatchEvent(event: Event): boolean {
-    if (!(event instanceof Event)) throw new TypeError("dispatchEvent takes an Event");
+    if (!(event instanceof Event)) {
+      throw new TypeError("Failed to execute 'dispatchEvent': parameter 1 is not of type 'Event'");
+    }
+    const state = stateOf(event);
+    // Its "initialized flag" is always set: there is no document.createEvent to make one without.
+    if (state.dispatching) {
+      throw new DOMException("The event is already being dispatched", "InvalidStateError");
+    }
+    state.trusted = false;
+    return this.#dispatch(event, state);
+  }
+
+  static {
+    fireEvent = (target, event) => target.#dispatch(event, stateOf(event));
+  }
+
+  /**
+   * DOM §2.9 "dispatch" for a target without parents: its path is the target alone, invoked
+   * at AT_TARGET once for capturing listeners, then once for the others.
+   */
+  #dispatch(event: Event, state: EventState): boolean {
+    state.dispatching = true;
     const self = this.#self as EventTarget;
-    Event.setTargets(event, self, self);
-    const handler = (self as unknown as Record<string, unknown>)[`on${event.type}`];
-    for (const registration of [...(this.#listeners.get(event.type) ?? [])]) {
-      if (registration.once) this.removeEventListener(event.type, registration.listener, registration);
-      const { listener } = registration;
-      try {
-        if (typeof listener === "function") listener.call(self, event);
-        else listener.handleEvent(event);
-      } catch (error) {
-        reportError(error);
-      }
-      if (event.stopped) break;
+    state.target = self;
+    try {
+      this.#invoke(event, state, "capturing");
+      this.#invoke(event, state, "bubbling");
+    } finally {
+      state.phase = PHASES.NONE;
+      state.currentTarget = null;
+      state.dispatching = false;
+      state.stopPropagation = false;
+      state.stopImmediatePropagation = false;
     }
-    if (typeof handler === "function" && !event.stopped) {
-      try {
-        (handler as (e: Event) => void).call(self, event);
-      } catch (error) {
-        reportError(error);
-      }
+    return !state.canceled;
+  }
+
+  /** DOM "invoke" and "inner invoke": a clone of the list, so listeners added now wait for the next event. */
+  #invoke(event: Event, state: EventState, phase: "capturing" | "bubbling"): void {
+    if (state.stopPropagation) return;
+    const self = this.#self as EventTarget;
+    state.phase = PHASES.AT_TARGET;
+    state.currentTarget = self;
+    const listeners = [...(this.#listeners.get(state.type) ?? [])];
+    for (const registration of listeners) {
+      if (registration.removed || registration.capture !== (phase === "capturing")) continue;
+      if (registration.once) this.#remove(state.type, registration);
+      this.#call(event, state, registration.callback, registration.passive);
+      if (state.stopImmediatePropagation) return;
     }
-    Event.setTargets(event, self, null);
-    return !event.defaultPrevented;
+    // The `on<type>` attribute (HTML §8.1.8.1), here a bubbling listener after the others.
+    const handler =
+      phase === "bubbling" ? (self as unknown as Record<string, unknown>)[`on${state.type}`] : null;
+    if (typeof handler === "function") this.#call(event, state, handler as Listener, false);
+  }
+
+  /** WebIDL "call a user object's operation": a function is called, an object's `handleEvent` looked up each time. */
+  #call(event: Event, state: EventState, callback: Listener, passive: boolean): void {
+    state.inPassiveListener = passive;
+    try {
+      if (typeof callback === "function") {
+        callback.call(this.#self, event);
+      } else {
+        const handle: unknown = (callback as Record<string, unknown>).handleEvent;
+        if (typeof handle !== "function") throw new TypeError("The listener's handleEvent is not a function");
+        (handle as (e: Event) => void).call(callback, event);
+      }
+    } catch (error) {
+      reportError(error);
+    } finally {
+      state.inPassiveListener = false;
+    }
   }
 }
 
 /** DOM §2.4 CustomEvent: an Event carrying `detail` (null unless given). */
 export class CustomEvent<T = unknown> extends Event {
-  readonly #detail: T | null;
+  #detail: T | null;
   constructor(
     type: string,
     init: { bubbles?: boolean; cancelable?: boolean; composed?: boolean; detail?: T } = {},
@@ -154,6 +370,13 @@ export class CustomEvent<T = unknown> extends Event {
   }
   get detail(): T | null {
     return this.#detail;
+  }
+  /** The legacy initializer; like initEvent, it does nothing while the event is being dispatched. */
+  initCustomEvent(type: string, bubbles = false, cancelable = false, detail: T | null = null): void {
+    if (arguments.length === 0) throw new TypeError("initCustomEvent requires 1 argument");
+    if (stateOf(this).dispatching) return;
+    this.initEvent(type, bubbles, cancelable);
+    this.#detail = detail;
   }
   override get [Symbol.toStringTag](): string {
     return "CustomEvent";
@@ -244,7 +467,9 @@ export function reportError(error: unknown): void {
       // An object without a string form: the event's message stays empty.
     }
     const event = new ErrorEvent("error", { cancelable: true, message, ...origin(error), error });
-    if (reporting > 1 || globalEvents.dispatchEvent(event)) void Promise.reject(error);
+    // The platform fires it, so it is trusted (HTML "report an exception"; Deno's is too).
+    stateOf(event).trusted = true;
+    if (reporting > 1 || fireEvent(globalEvents, event)) void Promise.reject(error);
   } finally {
     reporting--;
   }
@@ -254,10 +479,30 @@ const ABORT = Symbol("abort");
 const TIMEOUT = "Failed to execute 'AbortSignal.timeout'";
 const ANY = "Failed to execute 'AbortSignal.any'";
 
+/** The steps an AbortSignal runs when it aborts, before its abort event (DOM §3.2 "abort algorithms"). */
+let abortAlgorithms: (signal: AbortSignal) => Set<() => void>;
+/** DOM "signal abort", for AbortController and the platform; guest code has no way to it but a controller. */
+let signalAbort: (signal: AbortSignal, reason: unknown) => void;
+
+/**
+ * DOM §3.2 AbortSignal. A signal made by `AbortSignal.any` is dependent: it follows the
+ * non-dependent signals behind the ones it was given (its sources), which abort it after
+ * their own abort event, in the order it was made in (DOM "signal abort").
+ */
 export class AbortSignal extends EventTarget {
   #aborted = false;
   #reason: unknown = undefined;
-  onabort: ((event: Event) => void) | null = null;
+  #algorithms = new Set<() => void>();
+  #dependent = false;
+  #sources = new Set<AbortSignal>();
+  /** Held strongly: a dependent signal lives as long as one of its sources can still abort it. */
+  #dependents = new Set<AbortSignal>();
+  #onabort: ((event: Event) => void) | null = null;
+
+  static {
+    abortAlgorithms = (signal) => signal.#algorithms;
+    signalAbort = (signal, reason) => signal.#signalAbort(reason);
+  }
 
   constructor(key?: symbol) {
     super();
@@ -269,19 +514,48 @@ export class AbortSignal extends EventTarget {
   get reason(): unknown {
     return this.#reason;
   }
+  get onabort(): ((event: Event) => void) | null {
+    return this.#onabort;
+  }
+  set onabort(handler: ((event: Event) => void) | null) {
+    this.#onabort = typeof handler === "function" ? handler : null;
+  }
   throwIfAborted(): void {
     if (this.#aborted) throw this.#reason;
   }
-  /** @internal */ static signalAbort(signal: AbortSignal, reason: unknown): void {
-    if (signal.#aborted) return;
-    signal.#aborted = true;
-    signal.#reason =
+  /**
+   * DOM "signal abort": the reason is set on the signal and on every dependent not yet aborted,
+   * then the signal runs its abort steps, then each of those dependents runs its own.
+   */
+  #signalAbort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason =
       reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
-    signal.dispatchEvent(new Event("abort"));
+    const dependents = [...this.#dependents].filter((dependent) => !dependent.#aborted);
+    for (const dependent of dependents) {
+      dependent.#aborted = true;
+      dependent.#reason = this.#reason;
+    }
+    this.#runAbortSteps();
+    for (const dependent of dependents) dependent.#runAbortSteps();
+  }
+  /** DOM "run the abort steps": the abort algorithms, then a trusted abort event. */
+  #runAbortSteps(): void {
+    const algorithms = [...this.#algorithms];
+    // Nothing can abort this signal again: let go of what only mattered until now.
+    this.#algorithms.clear();
+    this.#dependents.clear();
+    for (const source of this.#sources) source.#dependents.delete(this);
+    this.#sources.clear();
+    for (const algorithm of algorithms) algorithm();
+    fire(this, "abort");
   }
   static abort(reason?: unknown): AbortSignal {
     const signal = new AbortSignal(ABORT);
-    AbortSignal.signalAbort(signal, reason);
+    signal.#aborted = true;
+    signal.#reason =
+      reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
     return signal;
   }
   static timeout(ms: number): AbortSignal {
@@ -297,29 +571,36 @@ export class AbortSignal extends EventTarget {
     // A guest timer: it belongs to the request, is counted with its timers and dies with it.
     const signal = new AbortSignal(ABORT);
     setTimeout(
-      () => AbortSignal.signalAbort(signal, new DOMException("The operation timed out.", "TimeoutError")),
+      () => signalAbort(signal, new DOMException("The operation timed out.", "TimeoutError")),
       Math.trunc(delay),
     );
     return signal;
   }
+  /** DOM "create a dependent abort signal". */
   static any(signals: Iterable<AbortSignal>): AbortSignal {
     if (arguments.length === 0) throw new TypeError(`${ANY}: 1 argument required, but only 0 present`);
-    const signal = new AbortSignal(ABORT);
     const list = [...signals];
     list.forEach((source, index) => {
       if (!(source instanceof AbortSignal)) {
         throw new TypeError(`${ANY}: Argument 1, index ${index} is not of type AbortSignal`);
       }
     });
-    const aborted = list.find((s) => s.aborted);
+    const result = new AbortSignal(ABORT);
+    const aborted = list.find((source) => source.#aborted);
     if (aborted) {
-      AbortSignal.signalAbort(signal, aborted.reason);
-      return signal;
+      result.#aborted = true;
+      result.#reason = aborted.#reason;
+      return result;
     }
-    for (const source of list) {
-      source.addEventListener("abort", () => AbortSignal.signalAbort(signal, source.reason), { once: true });
+    result.#dependent = true;
+    for (const signal of list) {
+      // A dependent signal's own sources stand in for it, so no chain of dependents forms.
+      for (const source of signal.#dependent ? signal.#sources : [signal]) {
+        result.#sources.add(source);
+        source.#dependents.add(result);
+      }
     }
-    return signal;
+    return result;
   }
   get [Symbol.toStringTag]() {
     return "AbortSignal";
@@ -332,7 +613,7 @@ export class AbortController {
     return this.#signal;
   }
   abort(reason?: unknown): void {
-    AbortSignal.signalAbort(this.#signal, reason);
+    signalAbort(this.#signal, reason);
   }
   get [Symbol.toStringTag]() {
     return "AbortController";
