@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import type * as esbuild from "esbuild-wasm";
 import { AppError, isAppError, type FieldError } from "../core/index.ts";
 import { MAX_SOURCE_NESTING, nestingPastLimit, type DeepNesting } from "./compile-depth.ts";
+import { polyfillScript, polyfillsFor } from "./polyfills.ts";
 import { guardedBuild, stopGuardedCompiler } from "./compile-guard.ts";
 import { createResolver } from "./resolve.ts";
 import {
@@ -112,7 +113,8 @@ export async function compileFunction(
     // The guard's refusals (compile-guard.ts) are already what the developer is told.
     throw isAppError(error) ? error : compileError(error, prefixes);
   }
-  const code = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
+  const own = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
+  const code = await withPolyfills(own);
   const bytes = Buffer.byteLength(code);
   if (bytes > options.maxBundleBytes) {
     throw new AppError(
@@ -158,6 +160,18 @@ async function leanerSource(
 }
 
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
+/**
+ * The function's code after the built-ins it names that its V8 may lack (polyfills.ts), or as it
+ * is when it names none. A `"use strict"` directive stays first, so that it still is one.
+ */
+async function withPolyfills(code: string): Promise<string> {
+  const modules = polyfillsFor(code);
+  if (modules.length === 0) return code;
+  const script = await polyfillScript(modules);
+  const directive = /^\s*(["'])use strict\1;?\n?/.exec(code)?.[0] ?? "";
+  return `${directive}${script}\n${code.slice(directive.length)}`;
+}
 
 /**
  * Stops esbuild's service (its wasm child process); the next compile starts it again. A source that

@@ -72,17 +72,25 @@ export function createCryptoHost() {
       const { method, args } = CryptoCallSchema.parse(payload);
       const subtle = webcrypto.subtle as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
       const fn = subtle[method]!;
-      return encode(
-        await fn.apply(
-          webcrypto.subtle,
-          args.map((arg) => decode(arg)),
-        ),
-      );
+      const decoded = args.map((arg) => decode(arg));
+      return encode(await fn.apply(webcrypto.subtle, decoded).catch(renameNodeError));
     },
     get size() {
       return keys.size;
     },
   };
+}
+
+/**
+ * WebCrypto's name for an error Node names otherwise. Node 20 and 22 reject exporting or wrapping
+ * a key that is not extractable with "InvalidAccessException" (Node 24: "InvalidAccessError"),
+ * which the isolate host would pass on as an OperationError. WebCrypto's exportKey and wrapKey
+ * say: "If the [[extractable]] internal slot of key is false, then throw an InvalidAccessError".
+ */
+function renameNodeError(error: unknown): never {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  if (name === "InvalidAccessException") throw new DOMException(String(message), "InvalidAccessError");
+  throw error;
 }
 
 /** A copy the guest can take: plain objects, arrays, strings, numbers, Uint8Array. */
