@@ -83,19 +83,25 @@ export async function compileFunction(
             name: "tessera-function-files",
             setup(build) {
               build.onResolve({ filter: /.*/ }, (args) => {
-                if (args.kind === "entry-point") return { path: args.path, namespace: "fn" };
+                // esbuild may hand an entry point over as "./main.ts": the file set's keys have no "./".
+                if (args.kind === "entry-point") return { path: posix.normalize(args.path), namespace: "fn" };
                 const resolution = resolve(args.path, args.importer);
                 if ("error" in resolution) return { errors: [{ text: resolution.error }] };
                 return { path: resolution.path, namespace: "fn" };
               });
               build.onLoad({ filter: /.*/, namespace: "fn" }, (args) => {
                 const loader = LOADERS[posix.extname(args.path)] ?? "js";
+                const source = files[args.path];
+                // Never compiled as empty: a module the resolver named is one of the files.
+                if (source === undefined)
+                  return { errors: [{ text: `no file '${args.path}' in the upload` }] };
                 const contents = moduleSource(
                   args.path,
-                  files[args.path] ?? "",
+                  source,
                   loader,
                   entrypoint,
                   prefixes,
+                  config.imports,
                 );
                 const deep = nestingPastLimit(contents);
                 if (deep) return { errors: [tooDeep(args.path, deep)] };
@@ -202,8 +208,9 @@ const USES_IMPORT_META = /\bimport\s*\.\s*meta\b/;
  * references to its own (test/runtime/compile.test.ts has two modules in two folders).
  * As in Deno: `url` is the module's `file:` URL under the function's root `/` (where
  * `Deno.readFile` finds the deployed files), `main` is true for the entrypoint only,
- * `filename`/`dirname` are its path, `resolve` resolves a path against it (the import
- * map is not applied). Modules that never mention `import.meta` are left as they are.
+ * `filename`/`dirname` are its path, `resolve` resolves a specifier as an import of that
+ * module would be: through deno.json's import map (`importMapResolver`), else against the
+ * module's URL. Modules that never mention `import.meta` are left as they are.
  */
 function moduleSource(
   path: string,
@@ -211,16 +218,45 @@ function moduleSource(
   loader: esbuild.Loader,
   entrypoint: string,
   prefixes: MetaPrefixes,
+  imports: Readonly<Record<string, string>> = {},
 ): string {
   if (loader === "json" || !USES_IMPORT_META.test(source)) return source;
   const url = new URL(path, "file:///").href;
   const meta =
     `const ${IMPORT_META} = { url: ${JSON.stringify(url)}, main: ${path === entrypoint}, ` +
     `filename: ${JSON.stringify(`/${path}`)}, dirname: ${JSON.stringify(posix.dirname(`/${path}`))}, ` +
-    `resolve: (specifier) => new URL(specifier, ${JSON.stringify(url)}).href };`;
+    `resolve: (specifier) => (${importMapResolver(imports)})(specifier, ${JSON.stringify(url)}) };`;
   const shebang = /^#![^\n]*\n/.exec(source)?.[0] ?? "";
   prefixes.set(path, { line: shebang ? 2 : 1, length: meta.length });
   return shebang + meta + source.slice(shebang.length);
+}
+
+/**
+ * `import.meta.resolve` as Deno's (the HTML import maps algorithm, top-level `imports` only), as
+ * the source of a function `(specifier, base) => url` that runs in the isolate: a specifier that is
+ * a URL or a path (`./`, `../`, `/`) is made absolute against the module first; then the longest
+ * key of the map that equals it, or is a prefix of it ending in `/`, replaces that part by its
+ * target (a path target is against deno.json, at the root); what the map does not name is the URL
+ * itself, and a bare name it does not name is a TypeError, as in Deno.
+ */
+export function importMapResolver(imports: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(imports).sort(([a], [b]) => b.length - a.length);
+  // One line: it goes on the module's first line, which must stay its first (see moduleSource).
+  return `(specifier, base) => {
+    const map = ${JSON.stringify(entries)};
+    const text = String(specifier);
+    const isPath = (t) => t.startsWith("/") || t.startsWith("./") || t.startsWith("../");
+    const asUrl = isPath(text) ? new URL(text, base).href
+      : /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(text) ? new URL(text).href : null;
+    const key = asUrl ?? text;
+    for (const [from, to] of map) {
+      if (from !== key && !(from.endsWith("/") && key.startsWith(from))) continue;
+      const target = isPath(to) ? new URL(to, "file:///deno.json").href : to;
+      return from === key ? target : target + key.slice(from.length);
+    }
+    if (asUrl !== null) return asUrl;
+    throw new TypeError('Relative import path "' + text + '" not prefixed with / or ./ or ../ and not in import map from "' + base + '"');
+  }`.replace(/\s*\n\s*/g, " ");
 }
 
 /** Per file, the line where `moduleSource` put `import.meta` and its length: messages point past it. */

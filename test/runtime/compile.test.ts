@@ -6,8 +6,8 @@ import { compileFunction, FunctionFilesSchema, MODULE_GLOBAL, stopCompiler } fro
 const LIMITS = { maxBundleBytes: 1024 * 1024 };
 
 /** Evaluates a bundle in a fresh context and returns its module namespace. */
-function evaluate(code: string): Record<string, unknown> {
-  const sandbox: Record<string, unknown> = {};
+function evaluate(code: string, globals: Record<string, unknown> = {}): Record<string, unknown> {
+  const sandbox: Record<string, unknown> = { ...globals };
   runInNewContext(code, sandbox);
   return sandbox[MODULE_GLOBAL] as Record<string, unknown>;
 }
@@ -164,6 +164,58 @@ describe("compileFunction", () => {
     }
   });
 
+  it("compiles an entrypoint named main.ts, which esbuild hands over as ./main.ts (it compiled to nothing)", async () => {
+    for (const entry of ["main.ts", "mod.ts", "src/main.ts"]) {
+      const compiled = await compileFunction(
+        { [entry]: `export default { entry: "${entry}" };` },
+        entry,
+        LIMITS,
+      );
+      expect(evaluate(compiled.code).default, entry).toEqual({ entry });
+    }
+  });
+
+  it("resolves import.meta.resolve through deno.json's import map, as Deno 2.9 does", async () => {
+    const files = {
+      "deno.json": JSON.stringify({ imports: RESOLVE_MAP }),
+      "main.ts": `import { resolved } from "@lib/where.ts";
+                  ${RESOLVE_HELPERS}
+                  export default { here: resolved(CASES_HERE, (c) => import.meta.resolve(c)), there: resolved(CASES) };`,
+      "lib/where.ts": `export const resolved = (cases: string[], resolve = (c: string) => import.meta.resolve(c)) =>
+                         cases.map((c) => { try { return resolve(c); } catch (e) { return (e as Error).name; } });`,
+    };
+    const compiled = await compileFunction(files, "main.ts", LIMITS);
+    // Deno 2.9.6 on the same project in /tmp/imr, its root written here as file:/// (2026-11-28).
+    expect(evaluate(compiled.code, { URL }).default).toEqual({
+      here: [
+        "file:///a.ts",
+        "file:///abs.ts",
+        "file:///lib/format.ts",
+        "file:///lib/format.ts",
+        "npm:zod@3",
+        "https://deno.land/std@0.224.0/path/mod.ts",
+        "https://example.com/a.js",
+        "npm:zod@3",
+        "TypeError",
+        "file:///lib/new.js",
+        "file:///b.ts",
+      ],
+      there: [
+        "file:///lib/a.ts",
+        "file:///x.ts",
+        "file:///abs.ts",
+        "file:///lib/format.ts",
+        "file:///lib/format.ts",
+        "npm:zod@3",
+        "https://deno.land/std@0.224.0/path/mod.ts",
+        "https://example.com/a.js",
+        "npm:zod@3",
+        "TypeError",
+        "file:///lib/new.js",
+        "file:///lib/b.ts",
+      ],
+    });
+  });
   it("escapes a bundle with a character beyond Latin-1 to ASCII, the same strings at run time", async () => {
     // One such character would make V8 hold the whole source at two bytes a character in every isolate.
     const compiled = await compileFunction(
@@ -241,3 +293,29 @@ describe("compileFunction", () => {
     expect(FunctionFilesSchema.safeParse({ [path]: "" }).success).toBe(false);
   });
 });
+
+/** The import map and specifiers of the import.meta.resolve test (one project, as Deno ran it). */
+const RESOLVE_MAP = {
+  "@lib/": "./lib/",
+  fmt: "./lib/format.ts",
+  zod: "npm:zod@3",
+  "std/": "https://deno.land/std@0.224.0/",
+  "https://cdn.example/old.js": "./lib/new.js",
+};
+const CASES = [
+  "./a.ts",
+  "../x.ts",
+  "/abs.ts",
+  "@lib/format.ts",
+  "fmt",
+  "zod",
+  "std/path/mod.ts",
+  "https://example.com/a.js",
+  "npm:zod@3",
+  "not-mapped",
+  "https://cdn.example/old.js",
+  "./lib/../b.ts",
+];
+/** From the root, "../x.ts" leaves the project in Deno (file:///tmp/x.ts): left out there. */
+const RESOLVE_HELPERS = `const CASES = ${JSON.stringify(CASES)};
+const CASES_HERE = CASES.filter((c) => c !== "../x.ts");`;
