@@ -63,13 +63,7 @@ async function bundleCached(name: string, build: () => Promise<string>): Promise
   for (const name of readdirSync(guestDir).sort())
     hash.update(name).update(readFileSync(join(guestDir, name)));
   const require = createRequire(import.meta.url);
-  for (const name of [
-    "web-streams-polyfill",
-    "whatwg-url",
-    "tr46",
-    "@ungap/structured-clone",
-    "esbuild-wasm",
-  ]) {
+  for (const name of ["web-streams-polyfill", "whatwg-url", "tr46", "esbuild-wasm"]) {
     hash.update(name).update(readFileSync(require.resolve(`${name}/package.json`)));
   }
   // urlpattern-polyfill exports no package.json: its code stands for its version.

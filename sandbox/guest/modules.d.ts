@@ -34,11 +34,6 @@ declare module "whatwg-url" {
   }
 }
 
-declare module "@ungap/structured-clone" {
-  const structuredClone: (value: unknown, options?: { json?: boolean; lossy?: boolean }) => unknown;
-  export default structuredClone;
-}
-
 declare module "whatwg-url/lib/url-state-machine.js" {
   const stateMachine: {
     basicURLParse(input: string, options?: Record<string, unknown>): unknown;
