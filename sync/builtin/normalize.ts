@@ -48,6 +48,7 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   // Texting shorthand: "btwn", "thru", "w liam", "leads n prospects", "comms".
   [/\b(?:btwn|betwn|betw|b\/w)\b/gi, "between"],
   [/\bthru\b/gi, "through"],
+  [/\bw\/o\b/gi, "without"],
   [/\bw\/(?=\s|\w)/gi, "with "],
   [/(?<=\s)w(?=\s+\w)/gi, "with"],
   [/(?<=\s)n(?=\s+\w)/gi, "and"],
@@ -77,6 +78,13 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
     /\b(from|between)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(to|and|until|till|through)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/gi,
     "$1 $5 $2 $3 $5 $4",
   ],
+  // "feb 1st to 14th" → "from feb 1 to feb 14": the month said once is both's.
+  [
+    /\b(?:from\s+|between\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\s+(\d{1,2})(?:st|nd|rd|th)?\s*(?:to|-|–|until|till|through)\s*(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:st|nd|rd|th)?\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi,
+    "from $1 $2 to $1 $3",
+  ],
+  // "is invoice 23 paid or not": the question is whether it is.
+  [/\b(paid|overdue|open|verified|won|lost|hired|active|due)\s+or\s+not\b/gi, "$1"],
   // "the 1st of april" → "april 1"; "since the start of the month" → "this month so far".
   [
     /\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/gi,

@@ -193,6 +193,9 @@ export const windows: Case[] = [
   ...phrasings(4, ["invoices issued in the last week of feb", "inv issued last wk of february"], (t) =>
     t.list("invoices", within("issued_at", "2026-02-22", "2026-03-01")),
   ),
+  ...phrasings(4, ["invoices issued feb 1st to 14th", "which invoices did we issue feb 1 - 14"], (t) =>
+    t.list("invoices", within("issued_at", "2026-02-01", "2026-02-15")),
+  ),
   ...phrasings(4, ["invoices issued from the 10th to the 20th of jan"], (t) =>
     t.list("invoices", within("issued_at", "2026-01-10", "2026-01-21")),
   ),
