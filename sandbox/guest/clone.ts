@@ -90,6 +90,35 @@ const has = (brand: (this: unknown) => unknown, value: unknown): boolean => {
   }
 };
 
+const sharedByteLengthOf =
+  typeof SharedArrayBuffer === "function"
+    ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")?.get
+    : undefined;
+
+/** A copy that is resizable like its source (`maxByteLength`), as the spec's CloneArrayBuffer makes. */
+function bufferCopy(source: ArrayBuffer): ArrayBuffer {
+  const resizable = source as ArrayBuffer & { resizable?: boolean; maxByteLength?: number };
+  if (!resizable.resizable) return source.slice(0);
+  const Buffer = ArrayBuffer as unknown as new (
+    length: number,
+    options: { maxByteLength: number },
+  ) => ArrayBuffer;
+  const copy = new Buffer(source.byteLength, { maxByteLength: resizable.maxByteLength! });
+  new Uint8Array(copy).set(new Uint8Array(source));
+  return copy;
+}
+
+/** IsTypedArrayOutOfBounds / IsViewOutOfBounds: V8 refuses these to `slice` and to `byteLength`. */
+function outOfBounds(view: ArrayBufferView, typedArray: string | undefined): boolean {
+  try {
+    if (typedArray === undefined) void view.byteLength;
+    else (view as unknown as { slice(start: number, end: number): unknown }).slice(0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 function refuse(what: string): never {
   throw new DOMException(`${what} could not be cloned.`, "DataCloneError");
 }
@@ -144,11 +173,15 @@ function cloneOf(value: unknown, memory: Map<object, unknown>, depth: number): u
   if (has(regexpSource, value) && value !== RegExp.prototype) {
     return keep(new RegExp(regexpSource.call(value) as string, regexpFlags.call(value) as string));
   }
-  if (has(byteLengthOf, value)) return keep((value as ArrayBuffer).slice(0));
+  // Shared memory crosses only into a cross-origin-isolated agent, which an isolate is not (HTML).
+  if (sharedByteLengthOf && has(sharedByteLengthOf, value)) refuse("#<SharedArrayBuffer>");
+  if (has(byteLengthOf, value)) return keep(bufferCopy(value as ArrayBuffer));
   if (ArrayBuffer.isView(value)) {
     const view = value;
-    const buffer = next(view.buffer) as ArrayBuffer;
     const name = typedArrayName.call(view) as string | undefined;
+    // A view past the end of its (shrunk) resizable buffer cannot be serialized.
+    if (outOfBounds(view, name)) refuse("An ArrayBufferView that is out of bounds");
+    const buffer = next(view.buffer) as ArrayBuffer;
     if (name === undefined) return keep(new DataView(buffer, view.byteOffset, view.byteLength));
     const Typed = (
       globalThis as unknown as Record<string, new (b: ArrayBuffer, o: number, l: number) => object>
@@ -170,6 +203,7 @@ function cloneOf(value: unknown, memory: Map<object, unknown>, depth: number): u
   }
   if (value instanceof Blob) return keep(new Blob([value], { type: value.type }));
   for (const [Kind, name] of notSerializable()) if (value instanceof Kind) refuse(`#<${name}>`);
+  if (value instanceof DOMException) return keep(new DOMException(value.message, value.name));
   if (value instanceof Error) {
     const source = value as Error & { cause?: unknown };
     const name = ERROR_NAMES.has(source.name) ? source.name : "Error";
