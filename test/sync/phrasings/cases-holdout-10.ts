@@ -1,4 +1,5 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
+import { type Row } from "./truths.ts";
 
 /**
  * The TENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -26,8 +27,6 @@ const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
 const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 const YEAR = ["2026-01-01", "2027-01-01"] as const;
-
-type Row = Record<string, string | null>;
 
 /** The values of `wrong` that are not in `right`. */
 const without = (right: readonly string[], wrong: readonly string[]) =>

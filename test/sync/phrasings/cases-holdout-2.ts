@@ -1,12 +1,5 @@
-import {
-  addDays,
-  followUps,
-  phrasings,
-  type Case,
-  type Expectation,
-  type Q,
-  type Resource,
-} from "./grade.ts";
+import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import { within, aggregate, ratio, countOf, totalOf, only } from "./truths.ts";
 
 /**
  * The SECOND HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -24,8 +17,6 @@ const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** Invoices that stand: issued and not cancelled (for "every invoice" aggregates). */
 const STANDING = "s IN ('open', 'overdue', 'paid')";
 
-/** `column` in [from, to) (`to` exclusive), as a where clause. */
-const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const JANUARY = ["2026-01-01", "2026-02-01"] as const;
 const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
 const MARCH = ["2026-03-01", "2026-04-01"] as const;
@@ -35,52 +26,10 @@ const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
-type Row = Record<string, string | null>;
-
-/** Every value of `values` that is not in `right` (a wrong answer's texts, for `absent`). */
-const besides = (right: readonly string[], values: readonly string[]) =>
-  [...new Set(values)].filter((value) => !right.includes(value));
-
 /** A top-N whose answer must also carry `extra` (its amount). */
 const topWith = async (t: Q, args: Parameters<Q["top"]>, extra: (t: Q) => Promise<string[]>) => {
   const found = await t.top(...args);
   return { present: [...found.present, ...(await extra(t))], absent: found.absent };
-};
-
-/** A value per currency present, and the same aggregate over plausible wrong sets absent. */
-const aggregate = async (
-  present: Promise<string[]>,
-  ...wrong: Array<Promise<string[]>>
-): Promise<Expectation> => {
-  const right = await present;
-  if (right.length === 0) throw new Error("an aggregate of nothing");
-  const others: string[] = [];
-  for (const values of wrong) others.push(...(await values));
-  return { present: right, absent: besides(right, others) };
-};
-
-/** A ratio as the expectation. */
-const ratio = (share: Promise<string[]>): Promise<Expectation> => share.then((present) => ({ present }));
-
-/** A count only (records without a label of their own); the counts of `wrong` sets absent. */
-const countOf = async (t: Q, resource: Resource, where: string, wrong: string[] = []) => {
-  const n = await t.count(resource, where);
-  if (n === 0) throw new Error(`no ${resource} match ${where}: ask something with an answer`);
-  const absent: string[] = [];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== n) absent.push(t.bold(m));
-  }
-  return { present: [t.bold(n)], absent: [...new Set(absent)] };
-};
-
-/** A total per currency present (it must exist); the totals of `wrong` sets absent. */
-const totalOf = async (t: Q, resource: Resource, column: string, where: string, wrong: string[] = []) => {
-  const present = await t.total(resource, column, where);
-  if (present.length === 0) throw new Error(`no ${resource} match ${where}: nothing to add up`);
-  const others: string[] = [];
-  for (const other of wrong) others.push(...(await t.total(resource, column, other)));
-  return { present, absent: besides(present, others) };
 };
 
 /**
@@ -104,13 +53,6 @@ const perMonth = async (t: Q, table: string, column: string, where = "true") => 
   );
   if (months.length < 2) throw new Error(`${table} per month: fewer than two months`);
   return months.map((row) => t.bold(row.n));
-};
-
-/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
-const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
-  const rows = await t.rows<Row>(resource, where, params);
-  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
-  return rows[0]!;
 };
 
 /** A deal named by its contact or its company: its title and `field`. */

@@ -1,12 +1,5 @@
-import {
-  addDays,
-  followUps,
-  phrasings,
-  type Case,
-  type Expectation,
-  type Q,
-  type Resource,
-} from "./grade.ts";
+import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import { within, aggregate, ratio, countOf, totalOf, only, type Row } from "./truths.ts";
 
 /**
  * The THIRD HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -22,8 +15,6 @@ import {
 const UNPAID = "s IN ('open', 'overdue')";
 const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 
-/** `column` in [from, to) (`to` exclusive), as a where clause. */
-const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const JANUARY = ["2026-01-01", "2026-02-01"] as const;
 const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
 const MARCH = ["2026-03-01", "2026-04-01"] as const;
@@ -32,48 +23,6 @@ const MAY = ["2026-05-01", "2026-06-01"] as const;
 const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const Q2 = ["2026-04-01", "2026-07-01"] as const;
 const YEAR = ["2026-01-01", "2027-01-01"] as const;
-
-type Row = Record<string, string | null>;
-
-/** Every value of `values` that is not in `right` (a wrong answer's texts, for `absent`). */
-const besides = (right: readonly string[], values: readonly string[]) =>
-  [...new Set(values)].filter((value) => !right.includes(value));
-
-/** A value per currency present, and the same aggregate over plausible wrong sets absent. */
-const aggregate = async (
-  present: Promise<string[]>,
-  ...wrong: Array<Promise<string[]>>
-): Promise<Expectation> => {
-  const right = await present;
-  if (right.length === 0) throw new Error("an aggregate of nothing");
-  const others: string[] = [];
-  for (const values of wrong) others.push(...(await values));
-  return { present: right, absent: besides(right, others) };
-};
-
-/** A ratio as the expectation. */
-const ratio = (share: Promise<string[]>): Promise<Expectation> => share.then((present) => ({ present }));
-
-/** A count only (records without a label of their own); the counts of `wrong` sets absent. */
-const countOf = async (t: Q, resource: Resource, where: string, wrong: string[] = []) => {
-  const n = await t.count(resource, where);
-  if (n === 0) throw new Error(`no ${resource} match ${where}: ask something with an answer`);
-  const absent: string[] = [];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== n) absent.push(t.bold(m));
-  }
-  return { present: [t.bold(n)], absent: [...new Set(absent)] };
-};
-
-/** A total per currency present (it must exist); the totals of `wrong` sets absent. */
-const totalOf = async (t: Q, resource: Resource, column: string, where: string, wrong: string[] = []) => {
-  const present = await t.total(resource, column, where);
-  if (present.length === 0) throw new Error(`no ${resource} match ${where}: nothing to add up`);
-  const others: string[] = [];
-  for (const other of wrong) others.push(...(await t.total(resource, column, other)));
-  return { present, absent: besides(present, others) };
-};
 
 /**
  * The one name that ranks first in `text` (rows of `name` and `n`, best first); throws on a tie
@@ -85,13 +34,6 @@ const leader = async (t: Q, text: string, params: unknown[] = []): Promise<Expec
   if (rows.length > 1 && String(rows[0]!.n) === String(rows[1]!.n))
     throw new Error(`tie for the first place: ${rows[0]!.name} and ${rows[1]!.name}`);
   return { present: [rows[0]!.name] };
-};
-
-/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
-const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
-  const rows = await t.rows<Row>(resource, where, params);
-  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
-  return rows[0]!;
 };
 
 /** Counts per calendar month of 2026 (`column` of `table`, `where` on it), each bold. */

@@ -1,12 +1,5 @@
-import {
-  addDays,
-  followUps,
-  phrasings,
-  type Case,
-  type Expectation,
-  type Q,
-  type Resource,
-} from "./grade.ts";
+import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import { within, besides, aggregate, ratio, countOf, totalOf, only, best, type Row } from "./truths.ts";
 
 /**
  * The FIFTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -25,55 +18,11 @@ const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 const RANK = (column: string) =>
   `CASE ${column} WHEN 'beginner' THEN 1 WHEN 'intermediate' THEN 2 WHEN 'advanced' THEN 3 WHEN 'expert' THEN 4 END`;
 
-/** `column` in [from, to) (`to` exclusive), as a where clause. */
-const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
 const MARCH = ["2026-03-01", "2026-04-01"] as const;
 const APRIL = ["2026-04-01", "2026-05-01"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-
-type Row = Record<string, string | null>;
-
-/** Every value of `values` that is not in `right` (a wrong answer's texts, for `absent`). */
-const besides = (right: readonly string[], values: readonly string[]) =>
-  [...new Set(values)].filter((value) => !right.includes(value));
-
-/** A value per currency present, and the same aggregate over plausible wrong sets absent. */
-const aggregate = async (
-  present: Promise<string[]>,
-  ...wrong: Array<Promise<string[]>>
-): Promise<Expectation> => {
-  const right = await present;
-  if (right.length === 0) throw new Error("an aggregate of nothing");
-  const others: string[] = [];
-  for (const values of wrong) others.push(...(await values));
-  return { present: right, absent: besides(right, others) };
-};
-
-/** A ratio as the expectation. */
-const ratio = (share: Promise<string[]>): Promise<Expectation> => share.then((present) => ({ present }));
-
-/** A count only (records without a label of their own); the counts of `wrong` sets absent. */
-const countOf = async (t: Q, resource: Resource, where: string, wrong: string[] = []) => {
-  const n = await t.count(resource, where);
-  if (n === 0) throw new Error(`no ${resource} match ${where}: ask something with an answer`);
-  const absent: string[] = [];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== n) absent.push(t.bold(m));
-  }
-  return { present: [t.bold(n)], absent: [...new Set(absent)] };
-};
-
-/** A total per currency present (it must exist); the totals of `wrong` sets absent. */
-const totalOf = async (t: Q, resource: Resource, column: string, where: string, wrong: string[] = []) => {
-  const present = await t.total(resource, column, where);
-  if (present.length === 0) throw new Error(`no ${resource} match ${where}: nothing to add up`);
-  const others: string[] = [];
-  for (const other of wrong) others.push(...(await t.total(resource, column, other)));
-  return { present, absent: besides(present, others) };
-};
 
 /**
  * The first `n` distinct names of `text` (rows of `name` and `n`, best first); throws when the
@@ -89,31 +38,6 @@ const leaders = async (t: Q, text: string, n = 1, rest: string[] = []): Promise<
     throw new Error(`tie at rank ${n}: ${firsts[n - 1]!.name} and ${firsts[n]!.name}`);
   const present = firsts.slice(0, n).map((f) => f.name);
   return { present, absent: besides(present, [...firsts.map((f) => f.name), ...rest]) };
-};
-
-/**
- * The first `n` records by `order` (grade.ts's `top`), throwing when fewer than `n` labels are
- * shown: `top` leaves out the records tied across the boundary, so a tie at rank `n` or too few
- * records throw here.
- */
-const best = async (
-  t: Q,
-  resource: Resource,
-  where: string,
-  order: string,
-  n: number,
-  dir: "asc" | "desc" = "desc",
-): Promise<Expectation> => {
-  const found = await t.top(resource, where, order, n, dir);
-  if (found.present.length !== n) throw new Error(`top ${n} of ${resource} where ${where}: a tie or too few`);
-  return found;
-};
-
-/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
-const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
-  const rows = await t.rows<Row>(resource, where, params);
-  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
-  return rows[0]!;
 };
 
 /** Distinct bold counts per group (`text` yields rows of `n`); throws when two groups share a count. */

@@ -7,6 +7,7 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
+import { type Row } from "./truths.ts";
 
 /**
  * The EIGHTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -34,8 +35,6 @@ const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
 const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
 const Q2 = ["2026-04-01", "2026-07-01"] as const;
-
-type Row = Record<string, string | null>;
 
 /** The values of `wrong` that are not in `right`. */
 const except = (right: readonly string[], wrong: readonly string[]) =>

@@ -7,6 +7,7 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
+import { within, besides, aggregate, only, type Row } from "./truths.ts";
 
 /**
  * The NINTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -22,8 +23,6 @@ import {
 const UNPAID = "s IN ('open', 'overdue')";
 const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 
-/** `column` in [from, to) (`to` exclusive), as a where clause. */
-const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const JANUARY = ["2026-01-01", "2026-02-01"] as const;
 const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
 const MARCH = ["2026-03-01", "2026-04-01"] as const;
@@ -32,24 +31,6 @@ const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 const YEAR = ["2026-01-01", "2027-01-01"] as const;
-
-type Row = Record<string, string | null>;
-
-/** The values of `values` that are not in `right` (a wrong answer's texts, for `absent`). */
-const besides = (right: readonly string[], values: readonly string[]) =>
-  [...new Set(values)].filter((value) => !right.includes(value));
-
-/** An aggregate per currency present (it must exist), the same over plausible wrong sets absent. */
-const aggregate = async (
-  present: Promise<string[]>,
-  ...wrong: Array<Promise<string[]>>
-): Promise<Expectation> => {
-  const right = await present;
-  if (right.length === 0) throw new Error("an aggregate of nothing");
-  const others: string[] = [];
-  for (const values of wrong) others.push(...(await values));
-  return { present: right, absent: besides(right, others) };
-};
 
 /** A ratio as the expectation. */
 const ratio = async (share: Promise<string[]>): Promise<Expectation> => ({ present: await share });
@@ -96,13 +77,6 @@ const leader = async (t: Q, text: string): Promise<Expectation> => {
   if (rows.length > 1 && String(rows[0]!.n) === String(rows[1]!.n))
     throw new Error(`tie for the first place: ${rows[0]!.name} and ${rows[1]!.name}`);
   return { present: [rows[0]!.name] };
-};
-
-/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
-const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
-  const rows = await t.rows<Row>(resource, where, params);
-  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
-  return rows[0]!;
 };
 
 /** A field of the one record matching `where`, with the texts that name the record. */

@@ -7,6 +7,7 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
+import { within, ratio, only } from "./truths.ts";
 
 /**
  * The HOLDOUT phrasing exam: owners' questions in the seven categories of the phrasing exam,
@@ -22,8 +23,6 @@ const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** Invoices that stand: issued and not cancelled (for "every invoice" aggregates). */
 const STANDING = "s IN ('open', 'overdue', 'paid')";
 
-/** `column` in [from, to) (`to` exclusive), as a where clause. */
-const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const JANUARY = ["2026-01-01", "2026-02-01"] as const;
 const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
 const MARCH = ["2026-03-01", "2026-04-01"] as const;
@@ -32,8 +31,6 @@ const MAY = ["2026-05-01", "2026-06-01"] as const;
 const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
-
-type Row = Record<string, string | null>;
 
 /** A top-N whose answer must also carry `extra` (its amount). */
 const topWith = async (t: Q, args: Parameters<Q["top"]>, extra: (t: Q) => Promise<string[]>) => {
@@ -46,9 +43,6 @@ const aggregate = async (present: Promise<string[]>, wrong: Promise<string[]>): 
   const right = await present;
   return { present: right, absent: (await wrong).filter((value) => !right.includes(value)) };
 };
-
-/** A ratio as the expectation. */
-const ratio = (share: Promise<string[]>): Promise<Expectation> => share.then((present) => ({ present }));
 
 /** A count only (records without a label of their own); the counts of `wrong` sets absent. */
 const countOf = async (t: Q, resource: Resource, where: string, wrong: string[] = []) => {
@@ -81,13 +75,6 @@ const perMonth = async (t: Q, table: string, column: string, where = "true") => 
   );
   if (months.length < 2) throw new Error(`${table} per month: fewer than two months`);
   return months.map((row) => t.bold(row.n));
-};
-
-/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
-const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
-  const rows = await t.rows<Row>(resource, where, params);
-  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
-  return rows[0]!;
 };
 
 /** A deal named by a title word, its contact or its company: its title and `field`. */

@@ -1,0 +1,86 @@
+import type { Expectation, Q, Resource } from "./grade.ts";
+
+/**
+ * The truth helpers the holdout exams share (cases-holdout*.ts), on top of grade.ts's: each exam
+ * was written apart, and these came out the same in each, so they live here once. A helper an exam
+ * wrote otherwise stays in that exam.
+ */
+
+/** A record as `t.rows` gives it. */
+export type Row = Record<string, string | null>;
+
+/** `column` in [from, to) (`to` exclusive), as a where clause. */
+export const within = (column: string, from: string, to: string) =>
+  `${column} >= '${from}' AND ${column} < '${to}'`;
+
+/** Every value of `values` that is not in `right` (a wrong answer's texts, for `absent`). */
+export const besides = (right: readonly string[], values: readonly string[]) =>
+  [...new Set(values)].filter((value) => !right.includes(value));
+
+/** A value per currency present, and the same aggregate over plausible wrong sets absent. */
+export const aggregate = async (
+  present: Promise<string[]>,
+  ...wrong: Array<Promise<string[]>>
+): Promise<Expectation> => {
+  const right = await present;
+  if (right.length === 0) throw new Error("an aggregate of nothing");
+  const others: string[] = [];
+  for (const values of wrong) others.push(...(await values));
+  return { present: right, absent: besides(right, others) };
+};
+
+/** A ratio as the expectation. */
+export const ratio = (share: Promise<string[]>): Promise<Expectation> =>
+  share.then((present) => ({ present }));
+
+/** A count only (records without a label of their own); the counts of `wrong` sets absent. */
+export const countOf = async (t: Q, resource: Resource, where: string, wrong: string[] = []) => {
+  const n = await t.count(resource, where);
+  if (n === 0) throw new Error(`no ${resource} match ${where}: ask something with an answer`);
+  const absent: string[] = [];
+  for (const other of wrong) {
+    const m = await t.count(resource, other);
+    if (m !== n) absent.push(t.bold(m));
+  }
+  return { present: [t.bold(n)], absent: [...new Set(absent)] };
+};
+
+/** A total per currency present (it must exist); the totals of `wrong` sets absent. */
+export const totalOf = async (
+  t: Q,
+  resource: Resource,
+  column: string,
+  where: string,
+  wrong: string[] = [],
+) => {
+  const present = await t.total(resource, column, where);
+  if (present.length === 0) throw new Error(`no ${resource} match ${where}: nothing to add up`);
+  const others: string[] = [];
+  for (const other of wrong) others.push(...(await t.total(resource, column, other)));
+  return { present, absent: besides(present, others) };
+};
+
+/** The one record of `resource` matching `where` (the exam's own check: exactly one). */
+export const only = async (t: Q, resource: Resource, where: string, params: unknown[] = []) => {
+  const rows = await t.rows<Row>(resource, where, params);
+  if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
+  return rows[0]!;
+};
+
+/**
+ * The first `n` records by `order` (grade.ts's `top`), throwing when fewer than `n` labels are
+ * shown: `top` leaves out the records tied across the boundary, so a tie at rank `n` (an ambiguous
+ * answer) or too few records throw here.
+ */
+export const best = async (
+  t: Q,
+  resource: Resource,
+  where: string,
+  order: string,
+  n: number,
+  dir: "asc" | "desc" = "desc",
+): Promise<Expectation> => {
+  const found = await t.top(resource, where, order, n, dir);
+  if (found.present.length !== n) throw new Error(`top ${n} of ${resource} where ${where}: a tie or too few`);
+  return found;
+};
