@@ -78,6 +78,17 @@ const candidateField =
 // 6. Named records inside other resources ------------------------------------------------------
 
 export const named: Case[] = [
+  // What a client paid in a period is the payments received from it then, whenever its invoices were issued.
+  ...phrasings(
+    6,
+    ["how much has acme logistics paid us this month", "has acme paid anything this month"],
+    async (t) => {
+      const where = "client = 'Acme Logistics' AND received_at >= '2026-03-01'";
+      // With the payments' count: the reply before counted the invoices issued this month (2).
+      const count = await t.count("payments", where);
+      return { present: [...(await t.perCurrency("payments", "sum(amount)", where)), t.bold(count)] };
+    },
+  ),
   // A deal by a word of its title.
   ...phrasings(
     6,
