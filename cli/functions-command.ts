@@ -161,7 +161,7 @@ export async function functionsCommand(
       const data = file ? readEventData(file) : undefined;
       if (flags.local) {
         const { catalogKey, triggerLocally } = await import("./functions-trigger-local.ts");
-        const key = catalogKey(client.key, config.dataDir);
+        const key = catalogKey(client.key, config.dataDir, client.base);
         const reader = functionsClient({ url: flags.url, key, config, env });
         return await triggerLocally({
           name: target,

@@ -6,6 +6,7 @@ import {
   sampleEventDataFromSchema,
   triggerHeaders,
 } from "../runtime/index.ts";
+import { openDataDir } from "../store/index.ts";
 import { describeFailure, type ApiAnswer } from "./api-client.ts";
 import { readSandboxKeys, SANDBOX_KEYS_FILE } from "./sandbox-keys.ts";
 
@@ -80,7 +81,14 @@ export async function triggerLocally(options: LocalTriggerOptions): Promise<numb
   return 1;
 }
 
-/** A key to read the catalog with: the caller's, else one `functions serve` keeps for the sandbox. */
-export function catalogKey(key: string | undefined, dataDir: string): string | undefined {
-  return key ?? Object.values(readSandboxKeys(join(dataDir, SANDBOX_KEYS_FILE)))[0];
+/**
+ * A key to read the catalog with: the caller's, else one `functions serve` keeps for the sandbox,
+ * and that one only for the server it was minted by (the one running on `dataDir`): a sandbox key is
+ * never sent to another server.
+ */
+export function catalogKey(key: string | undefined, dataDir: string, base: string): string | undefined {
+  if (key) return key;
+  const running = openDataDir(dataDir).runningServer();
+  if (!running || new URL(running.url).origin !== new URL(base).origin) return undefined;
+  return Object.values(readSandboxKeys(join(dataDir, SANDBOX_KEYS_FILE)))[0];
 }

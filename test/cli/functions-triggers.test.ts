@@ -369,6 +369,15 @@ describe("tessera functions: triggers in deno.json, trigger, logs --follow", { t
         expect(refused.stderr.trim().split("\n")).toHaveLength(1);
         expect(refused.stderr).toMatch(message);
       }
+      // The sandbox's key goes only to the server that minted it: with another --url and no key, none is sent.
+      const before = seen.length;
+      const elsewhere = await runCli(
+        ["functions", "trigger", "greeter", "--event", "contact.created", "--local", "--port", port],
+        { ...noKey, TESSERA_URL: `http://127.0.0.1:${port}` },
+      );
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr.trim()).toBe("error: no API key: pass --key or set TESSERA_API_KEY");
+      expect(seen.slice(before)).toEqual([]);
       status = 500;
       const failed = await runCli(
         ["functions", "trigger", "greeter", "--event", "contact.created", "--local", "--port", port],
