@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import type * as esbuild from "esbuild-wasm";
 import { AppError, isAppError, type FieldError } from "../core/index.ts";
+import { EVALUATED_TRAILER } from "../sandbox/index.ts";
 import { MAX_SOURCE_NESTING, nestingPastLimit, type DeepNesting } from "./compile-depth.ts";
 import { polyfillScript, polyfillsFor } from "./polyfills.ts";
 import { guardedBuild, stopGuardedCompiler } from "./compile-guard.ts";
@@ -13,8 +14,8 @@ import {
   type UploadedFiles,
 } from "./source-files.ts";
 
-/** The global the bundle assigns its module namespace to (`default` export and all). */
-export const MODULE_GLOBAL = "__tessera_module";
+/** The global the isolate puts the module's namespace under (`default` export and all). */
+export { MODULE_GLOBAL } from "../sandbox/index.ts";
 
 export interface CompileOptions {
   /** Largest bundle accepted, bytes. */
@@ -24,7 +25,10 @@ export interface CompileOptions {
 }
 
 export interface CompiledFunction {
-  /** One script: evaluating it runs the function's top level and sets `globalThis.__tessera_module`. */
+  /**
+   * One ES module, every module of the function bundled into it, ending in `EVALUATED_TRAILER`
+   * (sandbox/program.ts): evaluating it runs the function's top level, awaits and all.
+   */
   code: string;
   entrypoint: string;
   bytes: number;
@@ -43,8 +47,8 @@ const LOADERS: Record<string, esbuild.Loader> = {
 
 /**
  * Bundles an uploaded function with esbuild-wasm at deploy time: TypeScript, JSX,
- * many files, the deno.json import map and vendored node_modules, into one script
- * for the isolate. Anything wrong in the code is a 422 whose errors name
+ * many files, the deno.json import map and vendored node_modules, into one ES module
+ * for the isolate (so its top level may `await`, as in Deno). Anything wrong in the code is a 422 whose errors name
  * `file:line:column`, so the developer can jump to it.
  *
  * @example
@@ -68,8 +72,7 @@ export async function compileFunction(
         entryPoints: [entrypoint],
         bundle: true,
         write: false,
-        format: "iife",
-        globalName: MODULE_GLOBAL,
+        format: "esm",
         platform: "neutral",
         target: "es2022",
         charset,
@@ -120,7 +123,7 @@ export async function compileFunction(
     throw isAppError(error) ? error : compileError(error, prefixes);
   }
   const own = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
-  const code = await withPolyfills(own);
+  const code = (await withPolyfills(own)) + EVALUATED_TRAILER;
   const bytes = Buffer.byteLength(code);
   if (bytes > options.maxBundleBytes) {
     throw new AppError(
@@ -201,8 +204,8 @@ const USES_IMPORT_META = /\bimport\s*\.\s*meta\b/;
 
 /**
  * A module's source with its `import.meta` declared in front of it, on its first line (a
- * shebang's line kept first), so line numbers stay as written. An IIFE bundle has no
- * `import.meta` (esbuild leaves `{}`), so `define` maps it to an identifier, and each
+ * shebang's line kept first), so line numbers stay as written. The bundle is one module
+ * where the function had many, each with its own `import.meta`, so `define` maps it to an identifier, and each
  * module that reads it declares that identifier at its top: esbuild's scope hoisting
  * renames the declarations apart (`__tessera_import_meta2`) and binds each module's
  * references to its own (test/runtime/compile.test.ts has two modules in two folders).

@@ -4,6 +4,7 @@ import { AppError, disposable, isAppError, type Disposable } from "../core/index
 import { createCompressionHost } from "./compression.ts";
 import { createCryptoHost } from "./subtle.ts";
 import type { FunctionFileSet } from "./function-files.ts";
+import { MODULE_GLOBAL, isModuleProgram, type GuestProgram } from "./program.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import type { GuestModule, GuestPlatform } from "./web-platform.ts";
@@ -21,15 +22,6 @@ import { createRequestState, type RequestOwner, type RequestState } from "./requ
 import { createGuestSockets } from "./socket.ts";
 import type { SpareIsolates } from "./spares.ts";
 import type { Watchdog } from "./watchdog.ts";
-
-/** A guest program: one script (already bundled) that runs the function's top level. */
-export interface GuestProgram {
-  code: string;
-  /** Shown in stack traces, e.g. `fn_3kTq@v2.js`. */
-  filename: string;
-  /** V8 code cache this server produced for `code`; never taken from a tenant (it is machine code). */
-  cachedData?: Uint8Array;
-}
 
 export interface IsolateHostOptions {
   program: GuestProgram;
@@ -354,18 +346,7 @@ export async function createIsolateHost(
       },
     ) as typeof dispatch;
     boot.release();
-    const cachedData = program.cachedData
-      ? new ivm.ExternalCopy(program.cachedData.slice().buffer)
-      : undefined;
-    const script = isolate.compileScriptSync(program.code, {
-      filename: program.filename,
-      ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    }) as IsolatedVM.Script & IsolatedVM.CachedDataResult;
-    if (script.cachedData) producedCachedData = new Uint8Array(script.cachedData.copy());
-    // The top level runs off the Node thread (async run), so a boot that loops cannot stall the service.
-    await script.run(context, {
-      timeout: Math.min(limits.wallTimeLimitMs, Math.max(1_000, limits.cpuTimeLimitMs)),
-    });
+    producedCachedData = await runTopLevel(isolate, context, program, limits);
     const missing = dispatch.applySync(undefined, ["boot", 0], { timeout: 1_000 }) as string;
     if (missing) throw new Error(missing);
     watchId = guard.register(isolate);
@@ -421,6 +402,40 @@ export async function createIsolateHost(
       recycle("the platform failed");
     }
   }
+}
+
+/**
+ * Compiles the program (with its code cache when this server made one, else making one) and runs
+ * its top level off the Node thread (async run), so a boot that loops cannot stall the service.
+ * A module is evaluated as V8 evaluates modules: its top-level awaits run to the end of the
+ * microtask checkpoint that follows, and one that rejects fails the boot; its namespace is then
+ * put where a script puts its own (`MODULE_GLOBAL`), and the "boot" entry checks it finished
+ * (guest/serve.ts). It imports nothing: the deploy bundled every module of the function into it.
+ * Returns the code cache it produced, if it produced one.
+ */
+async function runTopLevel(
+  isolate: IsolatedVM.Isolate,
+  context: IsolatedVM.Context,
+  program: GuestProgram,
+  limits: SandboxLimits,
+): Promise<Uint8Array | undefined> {
+  const cachedData = program.cachedData ? new ivm.ExternalCopy(program.cachedData.slice().buffer) : undefined;
+  const info = { filename: program.filename, ...(cachedData ? { cachedData } : { produceCachedData: true }) };
+  const timeout = Math.min(limits.wallTimeLimitMs, Math.max(1_000, limits.cpuTimeLimitMs));
+  if (!isModuleProgram(program.code)) {
+    const script = isolate.compileScriptSync(program.code, info) as IsolatedVM.Script &
+      IsolatedVM.CachedDataResult;
+    await script.run(context, { timeout });
+    return script.cachedData && new Uint8Array(script.cachedData.copy());
+  }
+  const module = isolate.compileModuleSync(program.code, info) as IsolatedVM.Module &
+    IsolatedVM.CachedDataResult;
+  module.instantiateSync(context, (specifier) => {
+    throw new Error(`Cannot import '${specifier}': the function's modules are bundled when it is deployed`);
+  });
+  await module.evaluate({ timeout });
+  context.global.setSync(MODULE_GLOBAL, module.namespace.derefInto());
+  return module.cachedData && new Uint8Array(module.cachedData.copy());
 }
 
 type CallKind = "fetch" | "call" | "crypto" | "zlib";

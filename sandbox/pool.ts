@@ -1,6 +1,7 @@
 import { AppError, disposable, type Clock, type Disposable } from "../core/index.ts";
 import type { FunctionFileSet } from "./function-files.ts";
-import type { GuestProgram, IsolateHost } from "./isolate.ts";
+import type { IsolateHost } from "./isolate.ts";
+import type { GuestProgram } from "./program.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 

@@ -20,7 +20,7 @@ import type {
 const FIXTURES = new URL("../fixtures/guest/", import.meta.url);
 const compiled = new Map<string, Promise<string>>();
 
-/** Bundles a function's source as a deploy would (runtime/compile.ts): an IIFE setting `__tessera_module`. */
+/** Bundles a function's source as a deploy would (runtime/compile.ts): one ES module. */
 export function compile(source: string): Promise<string> {
   let code = compiled.get(source);
   if (!code) {

@@ -1,0 +1,144 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { isAppError } from "../../core/index.ts";
+import { compileFunction, stopCompiler } from "../../runtime/index.ts";
+import { createFunctionFileSet, isModuleProgram, type GuestProgram } from "../../sandbox/index.ts";
+import { LIMITS, json, recordingIO, request, testSandbox, text } from "./helpers.ts";
+
+/**
+ * Functions run as ES modules (runtime/compile.ts → sandbox/program.ts): strict, with top-level
+ * await over what needs no request (its own modules, its files, WebAssembly), as Deno and
+ * Workers run them; a top level that awaits I/O or never settles fails to start with a message
+ * that says so; a script from before (a stored older version) still runs.
+ */
+const TEXT = new TextEncoder();
+
+async function boot(files: Record<string, string>, entry = "index.ts", cachedData?: Uint8Array) {
+  const compiled = await compileFunction(files, entry, { maxBundleBytes: 1 << 22 });
+  const program: GuestProgram = {
+    code: compiled.code,
+    filename: "fn@v1.js",
+    ...(cachedData ? { cachedData } : {}),
+  };
+  const fileSet = createFunctionFileSet(
+    Object.entries(files).map(([path, content]) => ({ path, content: TEXT.encode(content) })),
+    new Date(0),
+  );
+  return { program, host: await testSandbox().createHost({ program, limits: LIMITS, files: fileSet }) };
+}
+
+async function bootFailure(files: Record<string, string>): Promise<string> {
+  try {
+    const { host } = await boot(files);
+    await host.dispose();
+  } catch (error) {
+    if (isAppError(error)) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  throw new Error("expected the function to fail to start");
+}
+
+afterAll(() => stopCompiler());
+
+describe("functions as ES modules", () => {
+  it("awaits at the top level: its own modules, a dynamic import, a file and WebAssembly", async () => {
+    const { program, host } = await boot({
+      "index.ts": [
+        'import { settings } from "./config.ts";',
+        'const { greet } = await import("./greet.ts");',
+        'const data = JSON.parse(await Deno.readTextFile("./data.json"));',
+        // The smallest module: `(module)`, the magic number and version 1.
+        "const wasm = await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));",
+        "export default {",
+        "  fetch: () => Response.json({ settings, hello: greet(data.name), wasm: wasm instanceof WebAssembly.Module }),",
+        "};",
+      ].join("\n"),
+      "config.ts": 'export const settings = await Promise.resolve({ region: "eu", retries: 3 });',
+      "greet.ts": "export const greet = (name: string) => `hello ${name}`;",
+      "data.json": '{ "name": "Ada" }',
+    });
+    try {
+      expect(isModuleProgram(program.code)).toBe(true);
+      expect(await json(await host.invoke(request(), recordingIO()))).toEqual({
+        settings: { region: "eu", retries: 3 },
+        hello: "hello Ada",
+        wasm: true,
+      });
+    } finally {
+      await host.dispose();
+    }
+  });
+
+  it("is strict, has no top-level this, and knows which module is main", async () => {
+    const { host } = await boot({
+      "index.ts": [
+        'import { isMain } from "./lib.ts";',
+        "const self = this;",
+        "let undeclared = 'no error';",
+        // esbuild does not type-check: an assignment to an undeclared name throws only in strict code.
+        "try { missing = 1; } catch (error) { undeclared = (error as Error).name; }",
+        "export default () => Response.json({ self: String(self), undeclared, main: import.meta.main, libMain: isMain });",
+      ].join("\n"),
+      "lib.ts": "export const isMain = import.meta.main;",
+    });
+    try {
+      expect(await json(await host.invoke(request(), recordingIO()))).toEqual({
+        self: "undefined",
+        undeclared: "ReferenceError",
+        main: true,
+        libMain: false,
+      });
+    } finally {
+      await host.dispose();
+    }
+  });
+
+  it("fails to start when the top level rejects, awaits I/O, or awaits what never settles, and says which", async () => {
+    expect(
+      await bootFailure({
+        "index.ts": 'await Promise.reject(new Error("no config")); export default () => 1;',
+      }),
+    ).toBe("function_failed: The function failed to start: no config");
+    expect(
+      await bootFailure({
+        "index.ts": 'const r = await fetch("https://example.com"); export default () => r;',
+      }),
+    ).toMatch(/^function_failed: .*fetch\(\) is only possible while handling a request/);
+    expect(await bootFailure({ "index.ts": "await new Promise(() => {}); export default () => 1;" })).toMatch(
+      /^function_failed: .*top level awaits a promise that never settled while it started/,
+    );
+    // Exports made before the await do not count: the module is not done.
+    expect(
+      await bootFailure({
+        "index.ts": "export default { fetch: () => new Response('early') }; await new Promise(() => {});",
+      }),
+    ).toMatch(/never settled/);
+  });
+
+  it("boots from the code cache it produced, with the same answers", async () => {
+    const files = {
+      "index.ts": "const n = await Promise.resolve(41); export default () => new Response(String(n + 1));",
+    };
+    const first = await boot(files);
+    const cache = first.host.producedCachedData;
+    await first.host.dispose();
+    expect(cache?.byteLength).toBeGreaterThan(0);
+    const second = await boot(files, "index.ts", cache);
+    try {
+      expect(second.host.producedCachedData).toBeUndefined();
+      expect(await text(await second.host.invoke(request(), recordingIO()))).toBe("42");
+    } finally {
+      await second.host.dispose();
+    }
+  });
+
+  it("still runs a script compiled before modules (a stored older version)", async () => {
+    const code = `globalThis.__tessera_module = { default: { fetch: () => new Response("from a script") } };`;
+    expect(isModuleProgram(code)).toBe(false);
+    const host = await testSandbox().createHost({ program: { code, filename: "old.js" }, limits: LIMITS });
+    try {
+      expect(await text(await host.invoke(request(), recordingIO()))).toBe("from a script");
+    } finally {
+      await host.dispose();
+    }
+  });
+});
