@@ -16,7 +16,6 @@ function writeTree(dir: string, files: Record<string, string>): void {
   }
 }
 
-
 const greetV = (version: string) => ({
   exports: { ".": "./mod.ts" },
   files: {
