@@ -30,9 +30,15 @@ function formatOf(what: string, count: number, format: unknown): string {
   return name;
 }
 
+/** WebIDL's BufferSource: an ArrayBuffer or a view of one, never of a SharedArrayBuffer (no [AllowShared]). */
 function bufferSource(chunk: unknown): Uint8Array {
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
-  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (ArrayBuffer.isView(chunk)) {
+    if (!(chunk.buffer instanceof ArrayBuffer)) {
+      throw new TypeError("The provided ArrayBufferView value must not be shared");
+    }
+    return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
   throw new TypeError("The provided value is not of type '(ArrayBuffer or ArrayBufferView)'");
 }
 

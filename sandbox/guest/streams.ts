@@ -18,6 +18,15 @@ export {
   WritableStreamDefaultWriter,
 } from "web-streams-polyfill";
 
+/**
+ * WebIDL makes a ReadableStream's async iterator inherit from %AsyncIteratorPrototype% (WPT's
+ * async-iterator.any.js checks it); the polyfill's prototype is a plain object. Done once, when
+ * the platform is built (its snapshot keeps it).
+ */
+const asyncGenerator = Object.getPrototypeOf(async function* () {}) as { prototype: object };
+const asyncIteratorPrototype = Object.getPrototypeOf(asyncGenerator.prototype) as object;
+Object.setPrototypeOf(Object.getPrototypeOf(new ReadableStream().values()), asyncIteratorPrototype);
+
 /** A stream of the given bytes, in one chunk. */
 export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
