@@ -9,7 +9,22 @@ import v8 from "node:v8";
  * own default on 64-bit; a semi-space grows only while a function allocates, so idle
  * isolates stay small (bench/isolate-pool.ts).
  */
-export const PROCESS_V8_FLAGS: readonly string[] = Object.freeze(["--max-semi-space-size=16"]);
+export const PROCESS_V8_FLAGS: readonly string[] = Object.freeze([
+  "--max-semi-space-size=16",
+  ...transferFlag(process.versions.v8),
+]);
+
+/**
+ * `ArrayBuffer.prototype.transfer`, `transferToFixedLength` and `detached` (ES2024), for V8 11.3
+ * (Node 20), where they are finished but behind this flag: V8 11.4 shipped them as they are, and
+ * Node 22 and 24 have them without it. Without them nothing inside an isolate can detach a buffer, so
+ * `structuredClone(x, { transfer })` and a BYOB read would copy where Deno and the standards move
+ * (WPT: 18 streams and 2 structured clone subtests). For any other V8, nothing.
+ */
+export function transferFlag(v8Version: string): string[] {
+  const [major = 0, minor = 0] = v8Version.split(".").map(Number);
+  return major === 11 && minor === 3 ? ["--harmony-rab-gsab-transfer"] : [];
+}
 
 /**
  * Sets `PROCESS_V8_FLAGS`. Call it once at process start, before the first isolate is made

@@ -16,8 +16,8 @@ import { ReadableStream, TransformStream, WritableStream } from "./streams.ts";
  *   cause, stack), ArrayBuffer, Blob and File;
  * - a function, symbol, WeakMap, WeakSet, WeakRef, Promise, a stream, Request, Response, Headers,
  *   an event or an abort signal is a `DataCloneError`, as a platform object that is not serializable;
- * - `transfer`: each buffer is moved, and the source detached where V8 can detach
- *   (`ArrayBuffer.prototype.transfer`, V8 11.4+, Node 22 and 24); on Node 20 it is copied.
+ * - `transfer`: each buffer is moved and the source detached, with `ArrayBuffer.prototype.transfer`
+ *   (V8 11.4+; Node 20's V8 11.3 has it behind a flag the sandbox sets, sandbox/v8-flags.ts).
  */
 export function structuredClone(value: unknown, options?: { transfer?: unknown[] }): unknown {
   if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
