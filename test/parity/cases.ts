@@ -287,4 +287,23 @@ export const CASES: ParityCase[] = [
     entry: "index.ts",
     requests: [{ path: "" }, { path: "/plain" }],
   },
+  {
+    // Modules through deno.json's import map, and what authors write today: structuredClone,
+    // EventTarget/AbortSignal order, import.meta, ES2023+ built-ins (core-js on Node 20), `using`,
+    // compression streams, an HS256 JWT, Temporal.
+    name: "modern-code",
+    deno: "serve",
+    entry: "index.ts",
+    requests: [
+      { path: "/clone" },
+      { path: "/events" },
+      { path: "/meta" },
+      { path: "/builtins" },
+      { path: "/compression" },
+      { path: "/crypto" },
+      { path: "/temporal" },
+      { path: "/top-level" },
+      { path: "/nothing" },
+    ],
+  },
 ];
