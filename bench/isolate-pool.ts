@@ -1,3 +1,4 @@
+import { runInNewContext } from "node:vm";
 import { compileFunction, stopCompiler } from "../runtime/index.ts";
 import {
   buildGuestPlatform,
@@ -17,7 +18,6 @@ import {
   type BenchResult,
   type ResultRow,
 } from "./lib/report.ts";
-import { evaluateModule } from "../test/helpers/module-script.ts";
 import { summarize } from "./lib/stats.ts";
 
 /** The trivial function of the targets: one handler, one small text response. */
@@ -189,9 +189,9 @@ async function vmColdStarts(code: string, count: number) {
 }
 
 function vmHandler(code: string): (request: Request) => Promise<Response> {
-  const module = evaluateModule(code, { Response, Request, Headers }) as {
-    default: { fetch: (request: Request) => Response };
-  };
+  const sandbox: Record<string, unknown> = { Response, Request, Headers };
+  runInNewContext(code, sandbox);
+  const module = sandbox.__tessera_module as { default: { fetch: (request: Request) => Response } };
   return async (request) => module.default.fetch(request);
 }
 

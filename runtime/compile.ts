@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type * as esbuild from "esbuild-wasm";
 import { AppError, isAppError, type FieldError } from "../core/index.ts";
-import { EVALUATED_TRAILER } from "../sandbox/index.ts";
+import { EVALUATED_TRAILER, moduleAsScript } from "../sandbox/index.ts";
 import { MAX_SOURCE_NESTING, nestingPastLimit, type DeepNesting } from "./compile-depth.ts";
 import { polyfillScript, polyfillsFor } from "./polyfills.ts";
 import { guardedBuild, stopGuardedCompiler } from "./compile-guard.ts";
@@ -26,8 +26,8 @@ export interface CompileOptions {
 
 export interface CompiledFunction {
   /**
-   * One ES module, every module of the function bundled into it, ending in `EVALUATED_TRAILER`
-   * (sandbox/program.ts): evaluating it runs the function's top level, awaits and all.
+   * Every module of the function bundled into one program (sandbox/program.ts): an ES module when its
+   * top level awaits, else a strict script that sets `globalThis.__tessera_module` to its exports.
    */
   code: string;
   entrypoint: string;
@@ -47,8 +47,8 @@ const LOADERS: Record<string, esbuild.Loader> = {
 
 /**
  * Bundles an uploaded function with esbuild-wasm at deploy time: TypeScript, JSX,
- * many files, the deno.json import map and vendored node_modules, into one ES module
- * for the isolate (so its top level may `await`, as in Deno). Anything wrong in the code is a 422 whose errors name
+ * many files, the deno.json import map and vendored node_modules, into one program
+ * for the isolate, with ES modules' semantics (strict; its top level may `await`, as in Deno). Anything wrong in the code is a 422 whose errors name
  * `file:line:column`, so the developer can jump to it.
  *
  * @example
@@ -66,6 +66,7 @@ export async function compileFunction(
   const entrypoint = findEntrypoint(files, config, requestedEntrypoint);
   const resolve = createResolver(files, config);
   let result: esbuild.BuildResult;
+  let topLevelAwait = false;
   const build = (charset: esbuild.Charset) =>
     guardedBuild(
       {
@@ -75,6 +76,8 @@ export async function compileFunction(
         format: "esm",
         platform: "neutral",
         target: "es2022",
+        // Refused first, so a bundle that does not await at its top is known to be one (see programOf).
+        supported: topLevelAwait ? {} : { "top-level-await": false },
         charset,
         logLevel: "silent",
         sourcemap: false,
@@ -117,13 +120,17 @@ export async function compileFunction(
       { wallTimeMs: options.wallTimeMs },
     );
   try {
-    result = await build("utf8");
+    result = await build("utf8").catch((error: unknown) => {
+      if (!awaitsAtTopLevel(error)) throw error;
+      topLevelAwait = true;
+      return build("utf8");
+    });
   } catch (error) {
     // The guard's refusals (compile-guard.ts) are already what the developer is told.
     throw isAppError(error) ? error : compileError(error, prefixes);
   }
   const own = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
-  const code = (await withPolyfills(own)) + EVALUATED_TRAILER;
+  const code = programOf(await withPolyfills(own), topLevelAwait);
   const bytes = Buffer.byteLength(code);
   if (bytes > options.maxBundleBytes) {
     throw new AppError(
@@ -180,6 +187,25 @@ async function withPolyfills(code: string): Promise<string> {
   const script = await polyfillScript(modules);
   const directive = /^\s*(["'])use strict\1;?\n?/.exec(code)?.[0] ?? "";
   return `${directive}${script}\n${code.slice(directive.length)}`;
+}
+
+/** esbuild's refusal of `await` at a module's top level, when `supported` says it is not. */
+function awaitsAtTopLevel(error: unknown): boolean {
+  const messages = (error as Partial<esbuild.BuildFailure>).errors ?? [];
+  return messages.length > 0 && messages.every((message) => message.text.startsWith(TOP_LEVEL_AWAIT));
+}
+
+const TOP_LEVEL_AWAIT = "Top-level await is not available in the configured target environment";
+
+/**
+ * The bundle (one ES module) in the shape the isolate runs it (sandbox/program.ts): a module when
+ * its top level awaits, else the same code as a strict script, which V8's code cache serves
+ * (isolated-vm compiles modules without consuming a cache: a 740 kB Hono + zod bundle started in
+ * 20 ms as a module, cached or not, and in 7 ms as a cached script; bench/HISTORY.md). The two
+ * behave alike: strict, `this` undefined at the top, exports as the namespace's.
+ */
+function programOf(bundle: string, topLevelAwait: boolean): string {
+  return (!topLevelAwait && moduleAsScript(bundle)) || bundle + EVALUATED_TRAILER;
 }
 
 /**

@@ -9,6 +9,7 @@ export {
   EVALUATED_TRAILER,
   MODULE_GLOBAL,
   isModuleProgram,
+  moduleAsScript,
   type GuestProgram,
 } from "./program.ts";
 export type { FunctionKey, IsolatePool, LoadedFunction, PoolStats } from "./pool.ts";

@@ -12,13 +12,13 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectUpload } from "../../cli/functions.ts";
 import { cachedPackage } from "../../cli/npm-registry.ts";
 import { satisfiesNpm } from "../../cli/npm-semver.ts";
-import { compileFunction, stopCompiler } from "../../runtime/index.ts";
-import { evaluateModule } from "../helpers/module-script.ts";
+import { compileFunction, MODULE_GLOBAL, stopCompiler } from "../../runtime/index.ts";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/process.ts";
 import { startFakeNpmRegistry, tar, type FakeNpmRegistry, type FakeNpmVersion } from "./fake-npm-registry.ts";
 
@@ -63,7 +63,9 @@ describe("npm: imports vendored at the versions their specifiers ask for", () =>
     };
   const run = async (files: Awaited<ReturnType<typeof collectUpload>>) => {
     const { code } = await compileFunction(files, undefined, { maxBundleBytes: 1024 * 1024 });
-    const handler = evaluateModule(code, { Response }).default as { fetch(): Response };
+    const sandbox: Record<string, unknown> = { Response };
+    runInNewContext(code, sandbox);
+    const handler = (sandbox[MODULE_GLOBAL] as { default: { fetch(): Response } }).default;
     return handler.fetch().text();
   };
 

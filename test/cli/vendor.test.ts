@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectUpload } from "../../cli/functions.ts";
-import { compileFunction, stopCompiler } from "../../runtime/index.ts";
-import { evaluateModule as evaluate } from "../helpers/module-script.ts";
+import { compileFunction, MODULE_GLOBAL, stopCompiler } from "../../runtime/index.ts";
 import { startFakeRemote, type FakeRemote } from "./fake-remote.ts";
 
 const LIMITS = { maxBundleBytes: 1024 * 1024 };
@@ -14,6 +14,12 @@ function writeTree(dir: string, files: Record<string, string>): void {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), body);
   }
+}
+
+function evaluate(code: string): Record<string, unknown> {
+  const sandbox: Record<string, unknown> = {};
+  runInNewContext(code, sandbox);
+  return sandbox[MODULE_GLOBAL] as Record<string, unknown>;
 }
 
 const greetV = (version: string) => ({

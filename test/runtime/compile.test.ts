@@ -1,9 +1,16 @@
+import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { AppError } from "../../core/index.ts";
-import { compileFunction, FunctionFilesSchema, stopCompiler } from "../../runtime/index.ts";
-import { evaluateModule as evaluate } from "../helpers/module-script.ts";
+import { compileFunction, FunctionFilesSchema, MODULE_GLOBAL, stopCompiler } from "../../runtime/index.ts";
 
 const LIMITS = { maxBundleBytes: 1024 * 1024 };
+
+/** Evaluates a bundle in a fresh context and returns its module namespace. */
+function evaluate(code: string, globals: Record<string, unknown> = {}): Record<string, unknown> {
+  const sandbox: Record<string, unknown> = { ...globals };
+  runInNewContext(code, sandbox);
+  return sandbox[MODULE_GLOBAL] as Record<string, unknown>;
+}
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
   try {

@@ -1,14 +1,20 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { isAppError } from "../../core/index.ts";
 import { compileFunction, stopCompiler } from "../../runtime/index.ts";
-import { createFunctionFileSet, isModuleProgram, type GuestProgram } from "../../sandbox/index.ts";
+import {
+  createFunctionFileSet,
+  isModuleProgram,
+  moduleAsScript,
+  type GuestProgram,
+} from "../../sandbox/index.ts";
 import { LIMITS, json, recordingIO, request, testSandbox, text } from "./helpers.ts";
 
 /**
- * Functions run as ES modules (runtime/compile.ts → sandbox/program.ts): strict, with top-level
- * await over what needs no request (its own modules, its files, WebAssembly), as Deno and
+ * Functions run with ES modules' semantics (runtime/compile.ts → sandbox/program.ts): strict, with
+ * top-level await over what needs no request (its own modules, its files, WebAssembly), as Deno and
  * Workers run them; a top level that awaits I/O or never settles fails to start with a message
- * that says so; a script from before (a stored older version) still runs.
+ * that says so. One that awaits runs as a module; one that does not, as the same code in a strict
+ * script (V8's code cache serves scripts only); a script from before (a stored older version) runs.
  */
 const TEXT = new TextEncoder();
 
@@ -114,23 +120,52 @@ describe("functions as ES modules", () => {
     ).toMatch(/never settled/);
   });
 
-  it("boots from the code cache it produced, with the same answers", async () => {
-    const files = {
-      "index.ts": "const n = await Promise.resolve(41); export default () => new Response(String(n + 1));",
-    };
-    const first = await boot(files);
-    const cache = first.host.producedCachedData;
-    await first.host.dispose();
-    expect(cache?.byteLength).toBeGreaterThan(0);
-    const second = await boot(files, "index.ts", cache);
-    try {
-      expect(second.host.producedCachedData).toBeUndefined();
-      expect(await text(await second.host.invoke(request(), recordingIO()))).toBe("42");
-    } finally {
-      await second.host.dispose();
+  it("boots from the code cache it produced, with the same answers, a script or a module", async () => {
+    for (const files of [
+      { "index.ts": "const n = 41; export default () => new Response(String(n + 1));" },
+      {
+        "index.ts": "const n = await Promise.resolve(41); export default () => new Response(String(n + 1));",
+      },
+    ]) {
+      await bootsFromItsCache(files);
     }
   });
 
+  it("turns esbuild's module into the same code as a strict script, or leaves it a module when it cannot", () => {
+    expect(
+      moduleAsScript(
+        'var x = 1;\nvar y2 = 2;\nexport {\n  x as default,\n  y2 as "\\xE9-y",\n  \\u00FCn\n};\n',
+      ),
+    ).toBe(
+      'var __tessera_module = (function () {\n"use strict";\nvar x = 1;\nvar y2 = 2;\n' +
+        'return { default: x, "\\xE9-y": y2, \\u00FCn: \\u00FCn };\n})();\n',
+    );
+    expect(moduleAsScript("console.log(1);\n")).toBe(
+      'var __tessera_module = (function () {\n"use strict";\nconsole.log(1);\n\nreturn {};\n})();\n',
+    );
+    // A line of a template literal that starts like an export: kept a module, which is right either way.
+    expect(moduleAsScript("var t = `\nexport { x }`;\nexport {\n  t as default\n};\n")).toBeUndefined();
+    expect(moduleAsScript("export {\n  a\n};\nvar a = 1;\n")).toBeUndefined();
+  });
+});
+
+/** Boots `files` once to make a code cache, then again from it. */
+async function bootsFromItsCache(files: Record<string, string>): Promise<void> {
+  const first = await boot(files);
+  const cache = first.host.producedCachedData;
+  await first.host.dispose();
+  expect(cache?.byteLength).toBeGreaterThan(0);
+  const second = await boot(files, "index.ts", cache);
+  try {
+    expect(isModuleProgram(second.program.code)).toBe(files["index.ts"]!.includes("await"));
+    expect(second.host.producedCachedData).toBeUndefined();
+    expect(await text(await second.host.invoke(request(), recordingIO()))).toBe("42");
+  } finally {
+    await second.host.dispose();
+  }
+}
+
+describe("programs from before", () => {
   it("still runs a script compiled before modules (a stored older version)", async () => {
     const code = `globalThis.__tessera_module = { default: { fetch: () => new Response("from a script") } };`;
     expect(isModuleProgram(code)).toBe(false);
