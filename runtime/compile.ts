@@ -191,8 +191,13 @@ async function withPolyfills(code: string): Promise<string> {
 
 /** esbuild's refusal of `await` at a module's top level, when `supported` says it is not. */
 function awaitsAtTopLevel(error: unknown): boolean {
+  // The guard's refusals are AppErrors, whose `errors` are field errors: not esbuild's messages.
+  if (isAppError(error)) return false;
   const messages = (error as Partial<esbuild.BuildFailure>).errors ?? [];
-  return messages.length > 0 && messages.every((message) => message.text.startsWith(TOP_LEVEL_AWAIT));
+  // Some: the build that allows it then reports the source's other errors, without this one.
+  return messages.some(
+    (message) => typeof message.text === "string" && message.text.startsWith(TOP_LEVEL_AWAIT),
+  );
 }
 
 const TOP_LEVEL_AWAIT = "Top-level await is not available in the configured target environment";

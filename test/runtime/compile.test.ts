@@ -2,6 +2,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { AppError } from "../../core/index.ts";
 import { compileFunction, FunctionFilesSchema, MODULE_GLOBAL, stopCompiler } from "../../runtime/index.ts";
+import { isModuleProgram } from "../../sandbox/index.ts";
 
 const LIMITS = { maxBundleBytes: 1024 * 1024 };
 
@@ -107,6 +108,24 @@ describe("compileFunction", () => {
     expect(error.code).toBe("validation_failed");
     expect(error.errors[0]).toMatchObject({ param: "files.b.ts", code: "compile_error" });
     expect(error.errors[0]!.message).toMatch(/^b\.ts:2:11: /);
+  });
+
+  it("compiles a top level that awaits to a module, and reports another file's error without the await", async () => {
+    const compiled = await compileFunction(
+      { "index.ts": "const n = await Promise.resolve(1);\nexport default () => n;" },
+      undefined,
+      LIMITS,
+    );
+    expect(isModuleProgram(compiled.code)).toBe(true);
+    expect(compiled.code).toMatch(/^var n = await Promise\.resolve\(1\);$/m);
+    const error = await refusal(
+      compileFunction(
+        { "index.ts": 'import "./b.ts";\nawait 0;\nexport default 1;', "b.ts": "const b = ;\n" },
+        undefined,
+        LIMITS,
+      ),
+    );
+    expect(error.errors.map((field) => field.message)).toEqual([expect.stringMatching(/^b\.ts:1:11: /)]);
   });
 
   it.each([
