@@ -6,7 +6,7 @@ import { denoEnv, denoMissing, runDeno } from "../helpers/deno.ts";
 import { compileFunction } from "../../runtime/index.ts";
 import type { IsolateHost, SandboxLimits } from "../../sandbox/index.ts";
 import { recordingIO, request, testSandbox, text } from "./helpers.ts";
-import { TESTHARNESS } from "./wpt-testharness.ts";
+import { TESTHARNESS, passing, report, type WptResult } from "./wpt-testharness.ts";
 
 /**
  * The Web Platform Tests' `dom/events` and `dom/abort` files that run outside a document
@@ -121,13 +121,6 @@ for (const [file, [title, body]] of Object.entries(WPT_FILES)) results[file] = a
 console.log(JSON.stringify(results));
 `;
 
-interface WptResult {
-  tests: Array<{ name: string; status: string; message: string | null }>;
-  harness: { status: string; message: string | null };
-}
-
-const passing = (result: WptResult) => result.tests.filter((t) => t.status === "PASS").map((t) => t.name);
-
 let host: IsolateHost;
 beforeAll(async () => {
   const { code } = await compileFunction({ "index.js": GUEST }, "index.js", {
@@ -150,16 +143,6 @@ async function runInIsolate(file: string): Promise<WptResult> {
   const result = JSON.parse(await text(await host.invoke(request(url), recordingIO()))) as WptResult;
   seen.set(file, result);
   return result;
-}
-
-function report(result: WptResult): string {
-  const harness =
-    result.harness.status === "OK" ? "" : `\n  harness ${result.harness.status}: ${result.harness.message}`;
-  const failing = result.tests
-    .filter((t) => t.status !== "PASS")
-    .map((t) => `\n  ${t.status}: ${t.name}: ${t.message}`)
-    .join("");
-  return `${passing(result).length}/${result.tests.length} passed${harness}${failing}`;
 }
 
 describe("WPT dom/events and dom/abort in an isolate", () => {

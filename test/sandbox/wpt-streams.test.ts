@@ -6,7 +6,7 @@ import { denoEnv, denoMissing, runDeno } from "../helpers/deno.ts";
 import { compileFunction } from "../../runtime/index.ts";
 import type { IsolateHost, SandboxLimits } from "../../sandbox/index.ts";
 import { recordingIO, request, testSandbox, text } from "./helpers.ts";
-import { TESTHARNESS } from "./wpt-testharness.ts";
+import { TESTHARNESS, passing, report, type WptResult } from "./wpt-testharness.ts";
 
 /**
  * The Web Platform Tests' `streams` and `compression` files that run outside a document
@@ -187,23 +187,6 @@ const DENO_PROGRAM = `${wptFilesProgram()}
 console.log(JSON.stringify(await runWptFiles(Object.keys(WPT_FILES))));
 Deno.exit(0);
 `;
-
-interface WptResult {
-  tests: Array<{ name: string; status: string; message: string | null }>;
-  harness: { status: string; message: string | null };
-}
-
-const passing = (result: WptResult) => result.tests.filter((t) => t.status === "PASS").map((t) => t.name);
-
-function report(result: WptResult): string {
-  const harness =
-    result.harness.status === "OK" ? "" : `\n  harness ${result.harness.status}: ${result.harness.message}`;
-  const failing = result.tests
-    .filter((t) => t.status !== "PASS")
-    .map((t) => `\n  ${t.status}: ${t.name}: ${t.message}`)
-    .join("");
-  return `${passing(result).length}/${result.tests.length} passed${harness}${failing}`;
-}
 
 const missing = denoMissing();
 if (missing) console.warn(`WPT streams and compression under Deno skipped: ${missing}`);

@@ -6,7 +6,7 @@ import { denoEnv, denoMissing, runDeno } from "../helpers/deno.ts";
 import { compileFunction } from "../../runtime/index.ts";
 import type { IsolateHost, SandboxLimits } from "../../sandbox/index.ts";
 import { recordingIO, request, testSandbox, text } from "./helpers.ts";
-import { TESTHARNESS } from "./wpt-testharness.ts";
+import { TESTHARNESS, passing, report, type WptResult } from "./wpt-testharness.ts";
 
 /**
  * WPT's `html/webappapis/structured-clone/structured-clone.any.js` (the structured clone battery of
@@ -89,23 +89,6 @@ const DENO_PROGRAM = `${wptProgram()}
 console.log(JSON.stringify(await runWpt(WPT_TITLE, wptBody, ${TIMEOUT_MS})));
 Deno.exit(0);
 `;
-
-interface WptResult {
-  tests: Array<{ name: string; status: string; message: string | null }>;
-  harness: { status: string; message: string | null };
-}
-
-const passing = (result: WptResult) => result.tests.filter((t) => t.status === "PASS").map((t) => t.name);
-
-function report(result: WptResult): string {
-  const harness =
-    result.harness.status === "OK" ? "" : `\n  harness ${result.harness.status}: ${result.harness.message}`;
-  const failing = result.tests
-    .filter((t) => t.status !== "PASS")
-    .map((t) => `\n  ${t.status}: ${t.name}: ${t.message}`)
-    .join("");
-  return `${passing(result).length}/${result.tests.length} passed${harness}${failing}`;
-}
 
 let host: IsolateHost;
 let isolate: WptResult | undefined;

@@ -384,3 +384,24 @@ async function runWpt(title, body, timeoutMs = 8000) {
   };
 }
 `;
+
+/** What `runWpt` resolves to, as it comes back from the isolate or Deno (JSON). */
+export interface WptResult {
+  tests: Array<{ name: string; status: string; message: string | null }>;
+  harness: { status: string; message: string | null };
+}
+
+/** The names of the subtests that passed. */
+export const passing = (result: WptResult): string[] =>
+  result.tests.filter((t) => t.status === "PASS").map((t) => t.name);
+
+/** "n/m passed", then the harness's status unless OK, then each subtest that did not pass and why. */
+export function report(result: WptResult): string {
+  const harness =
+    result.harness.status === "OK" ? "" : `\n  harness ${result.harness.status}: ${result.harness.message}`;
+  const failing = result.tests
+    .filter((t) => t.status !== "PASS")
+    .map((t) => `\n  ${t.status}: ${t.name}: ${t.message}`)
+    .join("");
+  return `${passing(result).length}/${result.tests.length} passed${harness}${failing}`;
+}
