@@ -120,6 +120,24 @@ describe("functions as ES modules", () => {
     ).toMatch(/never settled/);
   });
 
+  it("stops a top level that awaits in a loop or allocates without end; the next function starts", async () => {
+    expect(await bootFailure({ "index.ts": "for (;;) await null;\nexport default () => 1;" })).toMatch(
+      /^function_failed: The function failed to start: Script execution timed out/,
+    );
+    expect(
+      await bootFailure({
+        "index.ts":
+          "const kept = [];\nfor (;;) { kept.push(new Array(1e6).fill(1)); await null; }\nexport default () => 1;",
+      }),
+    ).toMatch(/^function_failed: The function failed to start: .*memory limit/);
+    const { host } = await boot({ "index.ts": "export default () => new Response('fine');" });
+    try {
+      expect(await text(await host.invoke(request(), recordingIO()))).toBe("fine");
+    } finally {
+      await host.dispose();
+    }
+  });
+
   it("boots from the code cache it produced, with the same answers, a script or a module", async () => {
     for (const files of [
       { "index.ts": "const n = 41; export default () => new Response(String(n + 1));" },
