@@ -30,6 +30,8 @@ import { signedHeaders } from "./signing.ts";
  */
 
 export const DISABLED_EVENT = "webhook_endpoint.disabled";
+/** Successful attempts recorded by one statement at most. */
+export const MAX_RECORDS_PER_STATEMENT = 256;
 const DAY_MS = 86_400_000;
 
 export interface DelivererOptions {
@@ -48,7 +50,7 @@ type Outcome = { status: DeliveryRow["status"]; nextAttemptAt: Date | null; disa
 export function createDeliverer(options: DelivererOptions) {
   const { store, clock, log } = options;
   // Successes (the common case) are recorded together: one statement for all that
-  // finished in the same turn of the event loop, instead of one each.
+  // finished while the one before was being written, instead of one each.
   const successes = createBatcher<AttemptRecord>((records) =>
     withRetries(log, () => recordAttempts(store, records).then(() => undefined)),
   );
@@ -58,7 +60,7 @@ export function createDeliverer(options: DelivererOptions) {
     endpoint: EndpointDeliveryRow,
     event: EventRow | undefined,
     span: TraceSpan | undefined,
-  ): Promise<void> {
+  ): Promise<Attempted> {
     const result = event
       ? await sendEvent(options, endpoint, event, span)
       : unsent(clock.now(), "event no longer exists (past retention)");
@@ -78,32 +80,46 @@ export function createDeliverer(options: DelivererOptions) {
       outcome: outcome.status,
     });
     const record: AttemptRecord = { delivery, workerId: options.workerId, ...result, ...outcome, now };
-    if (outcome.status === "succeeded") return successes.add(record);
+    if (outcome.status === "succeeded") return { recorded: successes.add(record) };
     // A failure also moves the endpoint's health and may disable it, with its event.
-    await withRetries(log, () =>
+    const recorded = withRetries(log, () =>
       store.transaction(async (tx) => {
         await recordAttempts(tx, [record]);
         await updateEndpointHealth(tx, options, endpoint, result, now, outcome.disable);
       }),
     );
+    return { recorded };
   }
 
+  /**
+   * Sends one attempt; resolves once the receiver answered (or did not), with the promise
+   * of its record. Until that settles the delivery stays leased, so a crash in between
+   * sends it again with the same `webhook-id` after the lease: at least once.
+   */
   return async function deliver(
     delivery: DeliveryRow,
     endpoint: EndpointDeliveryRow,
     event: EventRow | undefined,
-  ): Promise<void> {
+  ): Promise<Attempted> {
     const span = tracer() && startDeliverySpan(delivery, endpoint, event);
     if (span === undefined) return attempt(delivery, endpoint, event, undefined);
-    try {
-      await withinSpan(span, () => attempt(delivery, endpoint, event, span));
-    } catch (error) {
+    const failed = (error: unknown) => {
       span.fail(error);
-      throw error;
-    } finally {
       span.end();
+      throw error;
+    };
+    try {
+      const { recorded } = await withinSpan(span, () => attempt(delivery, endpoint, event, span));
+      return { recorded: recorded.then(() => span.end(), failed) };
+    } catch (error) {
+      return failed(error);
     }
   };
+}
+
+/** An attempt sent: `recorded` settles when its outcome is in the store (rejects if it could not be). */
+export interface Attempted {
+  recorded: Promise<void>;
 }
 
 /** An `events` row with the trace it was recorded in (migration 0024), when tracing was on then. */
@@ -232,41 +248,48 @@ export async function announceDisabled(tx: Queryable, log: Logger, row: Row, now
 }
 
 /**
- * Collects items added in one turn of the event loop (or `max` of them) and flushes
- * them together; each `add` settles with its batch. An item whose key is already
- * waiting flushes the waiting ones first, so a batch never holds one key twice.
+ * Records in batches, one statement at a time: what is added while a batch is being written
+ * waits and goes in the next one, so batches grow with the rate and the store's round trip
+ * (graphile-worker's batched job completion). Each `add` settles with its batch. A batch
+ * never holds one key twice: a second record of a delivery waits for the batch after.
  */
 function createBatcher<T extends { delivery: { id: string } }>(
   flush: (items: T[]) => Promise<void>,
-  max = 64,
+  max = MAX_RECORDS_PER_STATEMENT,
 ) {
-  let waiting: Array<{ item: T; settle: (error?: Error) => void }> = [];
-  let keys = new Set<string>();
-  let timer: NodeJS.Immediate | undefined;
-  const run = () => {
-    clearImmediate(timer);
-    timer = undefined;
-    const batch = waiting;
-    waiting = [];
-    keys = new Set();
-    if (batch.length === 0) return;
-    flush(batch.map((entry) => entry.item)).then(
-      () => batch.forEach((entry) => entry.settle()),
-      (error: unknown) => {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        batch.forEach((entry) => entry.settle(failure));
-      },
-    );
+  type Batch = { items: T[]; settles: Array<(error?: Error) => void>; keys: Set<string> };
+  const batches: Batch[] = [];
+  let busy = false;
+  const next = () => {
+    const batch = batches.shift();
+    if (!batch) return void (busy = false);
+    busy = true;
+    const settle = (error?: Error) => batch.settles.forEach((done) => done(error));
+    flush(batch.items)
+      .then(
+        () => settle(),
+        (error: unknown) => settle(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(next);
   };
   return {
     add(item: T): Promise<void> {
-      if (keys.has(item.delivery.id)) run();
-      return new Promise((resolve, reject) => {
-        waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-        keys.add(item.delivery.id);
-        if (waiting.length >= max) run();
-        else timer ??= setImmediate(run);
-      });
+      let tail = batches.at(-1);
+      if (!tail || tail.items.length >= max || tail.keys.has(item.delivery.id)) {
+        tail = { items: [], settles: [], keys: new Set() };
+        batches.push(tail);
+      }
+      const batch = tail;
+      batch.items.push(item);
+      batch.keys.add(item.delivery.id);
+      // The first record waits one turn of the event loop for the others finishing with it.
+      if (!busy) {
+        busy = true;
+        setImmediate(next);
+      }
+      return new Promise((resolve, reject) =>
+        batch.settles.push((error) => (error === undefined ? resolve() : reject(error))),
+      );
     },
   };
 }

@@ -195,6 +195,24 @@ async function endpointsById(db: Queryable, ids: string[]): Promise<Map<string, 
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/**
+ * Hands deliveries back without an attempt (a worker stopping with deliveries claimed ahead):
+ * this worker's leases on pending ones are released and the workers woken, so another
+ * takes them at once instead of after the lease.
+ */
+export async function releaseDeliveries(db: Queryable, ids: string[], workerId: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `WITH released AS (
+       UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL
+       WHERE id = ANY($1::text[]) AND locked_by = $2 AND ${DELIVERY_QUEUE.live}
+       RETURNING 1
+     )
+     SELECT pg_notify($3, '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM released)) AS any_released`,
+    [ids, workerId, NOTIFY_CHANNEL],
+  );
+}
+
 export interface AttemptRecord {
   delivery: DeliveryRow;
   workerId: string;

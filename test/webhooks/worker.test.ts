@@ -410,4 +410,108 @@ describe.each(workerStoreKinds())("webhook delivery on $name", (kind) => {
     expect(await w.runOnce()).toBe(1);
     expect(await delivery(endpoint, eventId)).toMatchObject({ status: "succeeded", locked_by: null });
   });
+  it("hands back what it claimed ahead when it stops: another worker sends each at once, once", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    receiver = await startReceiver();
+    const endpoint = await insertEndpoint(store, receiver.url);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push(await emit(endpoint));
+    const first = worker({}, 2);
+    expect(await first.runOnce()).toBe(2);
+    // The other 8 were claimed ahead: leased to it, not sent. Stopping releases them.
+    await first.dispose();
+    const pending = await store.query(
+      "SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'",
+      [endpoint.id],
+    );
+    expect(pending).toHaveLength(8);
+    expect(pending.every((row) => row.locked_by === null && row.attempts === 0)).toBe(true);
+    // No lease to wait out: the clock has not moved.
+    expect(await worker({}, 8).runOnce()).toBe(8);
+    expect(receiver.received.map((r) => r.headers["webhook-id"]).sort()).toEqual([...ids].sort());
+  });
+
+  it("records each receiver's answer in a batch where one receiver fails, the others' untouched", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    receiver = await startReceiver((request) =>
+      request.path === "/down" ? { status: 500 } : { status: 204 },
+    );
+    const up = await insertEndpoint(store, `${receiver.url}/up`);
+    const down = await insertEndpoint(store, `${receiver.url}/down`);
+    for (let i = 0; i < 6; i++) {
+      await emit(up);
+      await emit(down);
+    }
+    expect(await worker({}, 16).runOnce()).toBe(12);
+    const rows = await store.query("SELECT * FROM webhook_deliveries WHERE endpoint_id = ANY($1::text[])", [
+      [up.id, down.id],
+    ]);
+    expect(rows).toHaveLength(12);
+    for (const row of rows) {
+      const [attempt, ...more] = await attempts(row.id as string);
+      expect(more).toEqual([]);
+      if (row.endpoint_id === up.id) {
+        expect(row).toMatchObject({
+          status: "succeeded",
+          attempts: 1,
+          locked_by: null,
+          next_attempt_at: null,
+        });
+        expect(attempt).toMatchObject({ attempt: 1, status_code: 204, error: null });
+      } else {
+        expect(row).toMatchObject({ status: "pending", attempts: 1, locked_by: null });
+        expect(row.next_attempt_at).toEqual(new Date(clock.nowMs() + 5_000));
+        expect(attempt).toMatchObject({ attempt: 1, status_code: 500, error: "status 500" });
+      }
+    }
+    expect((await endpointRow(up.id)).failing_since).toBeNull();
+    expect((await endpointRow(down.id)).failing_since).not.toBeNull();
+  });
+
+  it("loses nothing when a worker dies between sending a batch and recording it", async () => {
+    clock.set("2025-03-15T10:00:00Z");
+    receiver = await startReceiver();
+    const endpoint = await insertEndpoint(store, receiver.url);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await emit(endpoint));
+    // Its records wait at a gate: once its batch is sent, it is as good as killed (kill -9).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = new Proxy(store, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name);
+        if (name !== "query") return typeof value === "function" ? value.bind(target) : value;
+        return async (sql: string, params?: unknown[]) => {
+          if (sql.includes("INSERT INTO webhook_attempts")) await gate;
+          return target.query(sql, params);
+        };
+      },
+    });
+    const dying = createWebhookWorker({
+      store: gated,
+      clock,
+      log: silentLogger,
+      config: loadConfig({ TESSERA_DATA_DIR: "/nonexistent", TESSERA_ALLOW_PRIVATE_TARGETS: "1" }),
+      box: testBox,
+      concurrency: 8,
+    });
+    workers.push(dying);
+    const dyingRun = dying.runOnce();
+    await receiver.waitFor(5);
+    const held = await store.query("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1", [endpoint.id]);
+    expect(
+      held.every((row) => row.status === "pending" && row.attempts === 0 && row.locked_by !== null),
+    ).toBe(true);
+    // Its lease (the send's timeout, 15 s, + 5 s) passes: the next worker sends the batch again.
+    clock.advance(20_001);
+    expect(await worker().runOnce()).toBe(5);
+    const seen = receiver.received.map((r) => r.headers["webhook-id"]);
+    expect(seen.slice(0, 5).sort()).toEqual([...ids].sort());
+    expect(seen.slice(5).sort()).toEqual([...ids].sort());
+    // The dead worker's records, arriving late, do not undo the other's success.
+    open();
+    await dyingRun;
+    const rows = await store.query("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1", [endpoint.id]);
+    expect(rows.map((row) => row.status)).toEqual(Array(5).fill("succeeded"));
+  });
 });
