@@ -42,6 +42,20 @@ const IO: InvocationIO = {
   log: () => {},
 };
 
+/** The whole response body as text (then `finished`). */
+async function text(response: InvocationResponse): Promise<string> {
+  let body = "";
+  const decoder = new TextDecoder();
+  if (typeof response.body === "string") body = response.body;
+  else if (response.body instanceof Uint8Array) body = decoder.decode(response.body);
+  else if (response.body) {
+    for await (const chunk of response.body) body += decoder.decode(chunk, { stream: true });
+    body += decoder.decode();
+  }
+  await response.finished;
+  return body;
+}
+
 /** Reads the whole response the way the runtime will (body to the end, then `finished`). */
 async function drain(response: InvocationResponse): Promise<number> {
   let bytes = 0;
@@ -82,6 +96,10 @@ export const isolatePool: Benchmark = {
 
     options.log(`  ${idle} warm idle isolates`);
     const memory = await idleIsolates(code, idle);
+    options.log(
+      `  idle: ${memory.rssKbPerIsolate.toFixed(0)} kB RSS, ${memory.heapUsedKbPerIsolate.toFixed(0)} kB V8 heap used per isolate; ` +
+        `${memory.answeredAgain}/${idle} answered again after idling (${memory.againUs.toFixed(0)} µs each)`,
+    );
 
     const overheadUs = warm.median - vmWarm.median;
     return {
@@ -101,6 +119,20 @@ export const isolatePool: Benchmark = {
         target("cold start p99 ≤ 20 ms", cached.p99 / 1000, "<", 20.001, "ms"),
         target("warm overhead p50 ≤ 50 µs", overheadUs, "<", 50.001, "µs"),
         target(`${idle} idle isolates ≤ 3 GB RSS`, memory.rssMb * (1000 / idle), "<", 3072, "MB per 1,000"),
+        target(
+          `${idle} idle isolates ≤ 1.5 GB RSS (issue 39)`,
+          memory.rssMb * (1000 / idle),
+          "<",
+          1536,
+          "MB per 1,000",
+        ),
+        target(
+          `${idle} idle isolates answer again after idling`,
+          memory.answeredAgain,
+          ">=",
+          idle,
+          "isolates",
+        ),
       ],
       details: {
         platformMs,
@@ -247,7 +279,28 @@ async function idleIsolates(code: string, count: number) {
     }
     const rssMb = (process.memoryUsage().rss - before) / (1024 * 1024);
     const stats = await pool.stats();
-    return { isolates: stats.isolates, rssMb, heapUsedMb: stats.heapUsedBytes / (1024 * 1024) };
+    // Issue 39: each idle isolate's first invocation after idling must still answer correctly.
+    let answeredAgain = 0;
+    const againStarted = performance.now();
+    for (let i = 0; i < count; i++) {
+      const response = await pool.invoke(
+        { orgId: `org_${i}`, functionId: "fn_trivial", version: 1 },
+        load,
+        REQUEST,
+        IO,
+      );
+      if ((await text(response)) === "ok GET") answeredAgain++;
+    }
+    const againUs = ((performance.now() - againStarted) * 1000) / count;
+    return {
+      isolates: stats.isolates,
+      rssMb,
+      heapUsedMb: stats.heapUsedBytes / (1024 * 1024),
+      rssKbPerIsolate: (rssMb * 1024) / count,
+      heapUsedKbPerIsolate: stats.heapUsedBytes / 1024 / Math.max(1, stats.isolates),
+      answeredAgain,
+      againUs,
+    };
   } finally {
     await pool.dispose();
   }
