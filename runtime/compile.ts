@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type * as esbuild from "esbuild-wasm";
 import { AppError, isAppError, type FieldError } from "../core/index.ts";
-import { EVALUATED_TRAILER, moduleAsScript } from "../sandbox/index.ts";
+import { moduleAsScript } from "../sandbox/index.ts";
 import { MAX_SOURCE_NESTING, nestingPastLimit, type DeepNesting } from "./compile-depth.ts";
 import { polyfillScript, polyfillsFor } from "./polyfills.ts";
 import { guardedBuild, stopGuardedCompiler } from "./compile-guard.ts";
@@ -26,8 +26,8 @@ export interface CompileOptions {
 
 export interface CompiledFunction {
   /**
-   * Every module of the function bundled into one program (sandbox/program.ts): an ES module when its
-   * top level awaits, else a strict script that sets `globalThis.__tessera_module` to its exports.
+   * Every module of the function bundled into one program, a script that behaves as the ES module
+   * would (sandbox/program.ts): strict, its top level may await, its exports `__tessera_module`.
    */
   code: string;
   entrypoint: string;
@@ -76,7 +76,7 @@ export async function compileFunction(
         format: "esm",
         platform: "neutral",
         target: "es2022",
-        // Refused first, so a bundle that does not await at its top is known to be one (see programOf).
+        // Refused first, so a bundle that does not await at its top is known to be one (moduleAsScript).
         supported: topLevelAwait ? {} : { "top-level-await": false },
         charset,
         logLevel: "silent",
@@ -130,7 +130,7 @@ export async function compileFunction(
     throw isAppError(error) ? error : compileError(error, prefixes);
   }
   const own = await leanerSource(result.outputFiles?.[0]?.text ?? "", options, build);
-  const code = programOf(await withPolyfills(own), topLevelAwait);
+  const code = moduleAsScript(await withPolyfills(own), topLevelAwait);
   const bytes = Buffer.byteLength(code);
   if (bytes > options.maxBundleBytes) {
     throw new AppError(
@@ -201,17 +201,6 @@ function awaitsAtTopLevel(error: unknown): boolean {
 }
 
 const TOP_LEVEL_AWAIT = "Top-level await is not available in the configured target environment";
-
-/**
- * The bundle (one ES module) in the shape the isolate runs it (sandbox/program.ts): a module when
- * its top level awaits, else the same code as a strict script, which V8's code cache serves
- * (isolated-vm compiles modules without consuming a cache: a 740 kB Hono + zod bundle started in
- * 20 ms as a module, cached or not, and in 7 ms as a cached script; bench/HISTORY.md). The two
- * behave alike: strict, `this` undefined at the top, exports as the namespace's.
- */
-function programOf(bundle: string, topLevelAwait: boolean): string {
-  return (!topLevelAwait && moduleAsScript(bundle)) || bundle + EVALUATED_TRAILER;
-}
 
 /**
  * Stops esbuild's service (its wasm child process); the next compile starts it again. A source that

@@ -5,10 +5,8 @@ export { buildGuestPlatform, type GuestPlatform } from "./web-platform.ts";
 export { createFunctionFileSet, type FunctionFileSet } from "./function-files.ts";
 export type { IsolateHost, IsolateHostOptions } from "./isolate.ts";
 export {
-  EVALUATED_EXPORT,
-  EVALUATED_TRAILER,
   MODULE_GLOBAL,
-  isModuleProgram,
+  TOP_LEVEL_HOOK,
   moduleAsScript,
   type GuestProgram,
 } from "./program.ts";

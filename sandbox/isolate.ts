@@ -4,7 +4,7 @@ import { AppError, disposable, isAppError, type Disposable } from "../core/index
 import { createCompressionHost } from "./compression.ts";
 import { createCryptoHost } from "./subtle.ts";
 import type { FunctionFileSet } from "./function-files.ts";
-import { MODULE_GLOBAL, isModuleProgram, type GuestProgram } from "./program.ts";
+import type { GuestProgram } from "./program.ts";
 import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import type { GuestModule, GuestPlatform } from "./web-platform.ts";
@@ -306,7 +306,7 @@ export async function createIsolateHost(
       const { op, args } = OpCallSchema.parse(payload);
       return state.io.call(op, args);
     })();
-    work.then(
+    const settled = work.then(
       (value) => enter(state, "settle", id, true, value),
       (error: unknown) => {
         // A limit (a decompression bomb) fails the request; a bad input errors the guest's stream.
@@ -317,6 +317,13 @@ export async function createIsolateHost(
         });
       },
     );
+    if (state === bootState) {
+      bootCalls++;
+      void settled.then(() => {
+        bootCalls--;
+        bootCallSettled?.();
+      });
+    }
   }
 
   /** What every request's state reports to: one object for the isolate, not two closures per request. */
@@ -333,6 +340,17 @@ export async function createIsolateHost(
     },
   };
 
+  /**
+   * Slot 0 is the top level's while it runs: the guest sends it the host calls a top level may await
+   * that need no request (`crypto.subtle`: guest/bridge.ts, `BOOT_CALLS`). Their outcomes are its
+   * entries, bounded by the function's CPU limit as a request's are, and the boot waits for them.
+   */
+  const bootState = createRequestState({ slot: BOOT_SLOT, io: BOOT_IO, limits, owner, context: {} });
+  bootState.response.catch(() => undefined); // A failure is read where the boot waits, or not at all.
+  requests.set(BOOT_SLOT, bootState);
+  let bootCalls = 0;
+  let bootCallSettled: (() => void) | undefined;
+
   try {
     const context = spare?.context ?? isolate.createContextSync();
     const boot = context.global.getSync("__tessera_boot", { reference: true }) as IsolatedVM.Reference<
@@ -347,11 +365,17 @@ export async function createIsolateHost(
     ) as typeof dispatch;
     boot.release();
     producedCachedData = await runTopLevel(isolate, context, program, limits);
-    const missing = dispatch.applySync(undefined, ["boot", 0], { timeout: 1_000 }) as string;
+    // Each settled call is an entry that may start another: the top level is done when none is left.
+    while (bootCalls > 0) {
+      await Promise.race([new Promise<void>((resolve) => (bootCallSettled = resolve)), bootState.response]);
+    }
+    const missing = dispatch.applySync(undefined, ["boot", BOOT_SLOT], { timeout: 1_000 }) as string;
     if (missing) throw new Error(missing);
+    bootState.respond(204, "", [], null, true);
     watchId = guard.register(isolate);
   } catch (cause) {
     if (!isolate.isDisposed) isolate.dispose();
+    bootState.fail(new AppError("function_failed", "The function failed to start"));
     throw new AppError("function_failed", `The function failed to start: ${guestMessage(cause)}`, { cause });
   } finally {
     if (options.useSpare !== false) spares.refill(platform.snapshot);
@@ -407,10 +431,6 @@ export async function createIsolateHost(
 /**
  * Compiles the program (with its code cache when this server made one, else making one) and runs
  * its top level off the Node thread (async run), so a boot that loops cannot stall the service.
- * A module is evaluated as V8 evaluates modules: its top-level awaits run to the end of the
- * microtask checkpoint that follows, and one that rejects fails the boot; its namespace is then
- * put where a script puts its own (`MODULE_GLOBAL`), and the "boot" entry checks it finished
- * (guest/serve.ts). It imports nothing: the deploy bundled every module of the function into it.
  * Returns the code cache it produced, if it produced one.
  */
 async function runTopLevel(
@@ -420,23 +440,26 @@ async function runTopLevel(
   limits: SandboxLimits,
 ): Promise<Uint8Array | undefined> {
   const cachedData = program.cachedData ? new ivm.ExternalCopy(program.cachedData.slice().buffer) : undefined;
-  const info = { filename: program.filename, ...(cachedData ? { cachedData } : { produceCachedData: true }) };
-  const timeout = Math.min(limits.wallTimeLimitMs, Math.max(1_000, limits.cpuTimeLimitMs));
-  if (!isModuleProgram(program.code)) {
-    const script = isolate.compileScriptSync(program.code, info) as IsolatedVM.Script &
-      IsolatedVM.CachedDataResult;
-    await script.run(context, { timeout });
-    return script.cachedData && new Uint8Array(script.cachedData.copy());
-  }
-  const module = isolate.compileModuleSync(program.code, info) as IsolatedVM.Module &
-    IsolatedVM.CachedDataResult;
-  module.instantiateSync(context, (specifier) => {
-    throw new Error(`Cannot import '${specifier}': the function's modules are bundled when it is deployed`);
+  const script = isolate.compileScriptSync(program.code, {
+    filename: program.filename,
+    ...(cachedData ? { cachedData } : { produceCachedData: true }),
+  }) as IsolatedVM.Script & IsolatedVM.CachedDataResult;
+  await script.run(context, {
+    timeout: Math.min(limits.wallTimeLimitMs, Math.max(1_000, limits.cpuTimeLimitMs)),
   });
-  await module.evaluate({ timeout });
-  context.global.setSync(MODULE_GLOBAL, module.namespace.derefInto());
-  return module.cachedData && new Uint8Array(module.cachedData.copy());
+  return script.cachedData && new Uint8Array(script.cachedData.copy());
 }
+
+/** The top level's slot: a request's are 1 and up. */
+const BOOT_SLOT = 0;
+
+/** What the top level's slot may do: only crypto reaches it (guest/bridge.ts), which needs no io. */
+const BOOT_IO: InvocationIO = {
+  fetch: () => Promise.reject(new TypeError("fetch() is only possible while handling a request")),
+  call: () => Promise.reject(new Error("Only possible while handling a request")),
+  snapshot: () => null,
+  log: () => undefined,
+};
 
 type CallKind = "fetch" | "call" | "crypto" | "zlib";
 

@@ -93,16 +93,29 @@ const calls = new Map<number, PendingCall>();
 let nextCallId = 1;
 
 /**
- * Starts an asynchronous host operation for the current request; its result comes
- * back later through `settle`, as its own entry.
+ * While the program's top level runs (from `__tessera_boot` to the "boot" entry), the host calls
+ * that need no request may go out as the top level's own (slot 0), so a top level can await them as
+ * it can under Deno: `crypto.subtle` (an imported key, say). I/O and timers stay a request's.
+ */
+const BOOT_SLOT = 0;
+const BOOT_CALLS: ReadonlySet<string> = new Set(["crypto"]);
+let booting = false;
+
+export function setBooting(value: boolean): void {
+  booting = value;
+}
+
+/**
+ * Starts an asynchronous host operation for the current request (or the top level's, see
+ * `BOOT_CALLS`); its result comes back later through `settle`, as its own entry.
  */
 export function hostCall(what: string, kind: string, payload: unknown): Promise<unknown> {
-  const request = currentRequest(what);
+  const slot = current?.slot ?? (booting && BOOT_CALLS.has(kind) ? BOOT_SLOT : currentRequest(what).slot);
   const id = nextCallId++;
   return new Promise((resolve, reject) => {
-    calls.set(id, { slot: request.slot, resolve, reject });
+    calls.set(id, { slot, resolve, reject });
     try {
-      hostSync("call", request.slot, id, kind, payload);
+      hostSync("call", slot, id, kind, payload);
     } catch (error) {
       calls.delete(id);
       reject(error);

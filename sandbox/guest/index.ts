@@ -1,4 +1,4 @@
-import { captureHost, requests, settle, type HostFn } from "./bridge.ts";
+import { captureHost, requests, setBooting, settle, type HostFn } from "./bridge.ts";
 import { Blob, File, FormData } from "./blob.ts";
 import { structuredClone } from "./clone.ts";
 import { CompressionStream, DecompressionStream } from "./compression.ts";
@@ -32,6 +32,7 @@ import {
 import {
   Deno,
   MODULE_GLOBAL,
+  awaitTopLevel,
   cancel,
   currentCtx,
   endRequest,
@@ -129,6 +130,9 @@ Object.defineProperty(globalThis, "self", { value: globalThis, writable: true, c
 Object.defineProperty(globalThis, "Tessera", { get: currentCtx, configurable: true });
 Object.defineProperty(globalThis, "URLPattern", urlPatternGlobal);
 
+/** sandbox/program.ts's `TOP_LEVEL_HOOK`. */
+const TOP_LEVEL_HOOK = "__tessera_top_level";
+
 /** Every entry from the host: the kind, the request slot, then the kind's arguments. */
 function dispatch(
   kind: string,
@@ -163,6 +167,8 @@ function dispatch(
       socketEvent(a as number, b as string, c, d, e);
       return undefined;
     case "boot":
+      setBooting(false);
+      delete (globalThis as Record<string, unknown>)[TOP_LEVEL_HOOK];
       return resolveHandler((globalThis as Record<string, unknown>)[MODULE_GLOBAL]);
     default:
       throw new TypeError(`unknown entry ${kind}`);
@@ -175,6 +181,9 @@ Object.defineProperty(globalThis, "__tessera_boot", {
   value: (host: HostFn, envJson: string, originMs: number) => {
     delete (globalThis as Record<string, unknown>).__tessera_boot;
     captureHost(host);
+    setBooting(true);
+    // A program whose top level awaits hands its promise here (sandbox/program.ts); gone at "boot".
+    Object.defineProperty(globalThis, TOP_LEVEL_HOOK, { value: awaitTopLevel, configurable: true });
     setEnv(JSON.parse(envJson) as Record<string, string>);
     setTimeOrigin(originMs);
     // WebAssembly's promise-returning functions, made to settle (why: wasm.ts).

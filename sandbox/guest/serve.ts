@@ -18,8 +18,6 @@ import type { ReadableStreamDefaultReader } from "./streams.ts";
 type Handler = (request: Request, ...rest: unknown[]) => unknown;
 
 export const MODULE_GLOBAL = "__tessera_module";
-/** The export a compiled module initializes last (sandbox/program.ts): read before it is, the top level is still awaiting. */
-const EVALUATED_EXPORT = "__tessera_evaluated";
 const ENGINES = ["finance", "growth", "talent", "sync"] as const;
 
 let served: { handler: Handler; onError?: (error: unknown) => unknown } | undefined;
@@ -90,14 +88,39 @@ export const Deno = Object.freeze({
   build: Object.freeze({ target: "tessera", arch: "x86_64", os: "linux", vendor: "tessera" }),
 });
 
+/**
+ * A top level that awaits (sandbox/program.ts, `TOP_LEVEL_HOOK`): what its promise came to. The
+ * program's script hands the promise over as it starts; by the "boot" entry it has settled, or it
+ * never will (the host waited for the calls it could be waiting on).
+ */
+let topLevel:
+  | { settled: false }
+  | { settled: true; ok: true; exports: unknown }
+  | { settled: true; ok: false; error: unknown }
+  | undefined;
+
+export function awaitTopLevel(promise: Promise<unknown>): undefined {
+  topLevel = { settled: false };
+  promise.then(
+    (exports) => (topLevel = { settled: true, ok: true, exports }),
+    (error: unknown) => (topLevel = { settled: true, ok: false, error }),
+  );
+  return undefined;
+}
+
 /** Entry "boot": finds the handler the program declared; returns an error message or "". */
-export function resolveHandler(module: unknown): string {
-  if (!evaluated(module)) {
-    // Deno's words for the same: "Top-level await promise never resolved".
-    return (
-      "the function's top level awaits a promise that never settled while it started " +
-      "(it may await its own modules, files and WebAssembly there; fetch, timers and other I/O belong in a request)"
-    );
+export function resolveHandler(declared: unknown): string {
+  let module = declared;
+  if (topLevel) {
+    if (!topLevel.settled) {
+      // Deno's words for the same: "Top-level await promise never resolved".
+      return (
+        "the function's top level awaits a promise that never settled while it started " +
+        "(it may await its own modules, files, WebAssembly and crypto.subtle there; fetch, timers and other I/O belong in a request)"
+      );
+    }
+    if (!topLevel.ok) throw topLevel.error;
+    module = topLevel.exports;
   }
   if (served) {
     const { handler, onError } = served;
@@ -125,19 +148,6 @@ export function resolveHandler(module: unknown): string {
     return "";
   }
   return "the function has no handler: call Deno.serve(handler), or export default a function or { fetch }";
-}
-
-/**
- * False for a module whose top level has not finished: its last export is still uninitialized
- * (reading it throws a ReferenceError). A script, or a module without the trailer, is done once run.
- */
-function evaluated(module: unknown): boolean {
-  if (typeof module !== "object" || module === null || !(EVALUATED_EXPORT in module)) return true;
-  try {
-    return (module as Record<string, unknown>)[EVALUATED_EXPORT] === true;
-  } catch {
-    return false;
-  }
 }
 
 function engine(name: string) {
