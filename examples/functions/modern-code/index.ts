@@ -17,7 +17,7 @@ import { events } from "@lib/events.ts";
 import { belowRoot, libMeta } from "@lib/format.ts";
 import { webCrypto } from "@lib/jwt.ts";
 import { temporal } from "@lib/temporal.ts";
-import { evaluated, settings } from "@lib/top-level.ts";
+import { evaluated, settings, startedMac } from "@lib/top-level.ts";
 
 evaluated.push("index.ts");
 const { lazy } = await import("@lib/lazy.ts");
@@ -37,7 +37,14 @@ const ROUTES: Record<string, () => unknown> = {
   compression,
   crypto: webCrypto,
   temporal,
-  "top-level": () => ({ evaluated, settings, lazy, wasm: wasm instanceof WebAssembly.Module, strict }),
+  "top-level": () => ({
+    evaluated,
+    settings,
+    lazy,
+    wasm: wasm instanceof WebAssembly.Module,
+    strict,
+    started_mac: startedMac,
+  }),
 };
 
 export default {
