@@ -216,7 +216,8 @@ export async function createIsolateHost(
   function recycle(why: string): void {
     if (!isolate.isDisposed) isolate.dispose();
     guard.forget(watchId);
-    deps.hosts.delete(self);
+    // While it boots (an entry of the top level's slot may end here) there is no host to forget yet.
+    if (booted) deps.hosts.delete(self);
     for (const state of [...requests.values()]) {
       state.fail(new AppError("function_failed", `The function's isolate was recycled: ${why}`));
     }
@@ -319,10 +320,12 @@ export async function createIsolateHost(
     );
     if (state === bootState) {
       bootCalls++;
-      void settled.then(() => {
+      const done = () => {
         bootCalls--;
         bootCallSettled?.();
-      });
+      };
+      // The entry itself may throw (its isolate stopped while booting): the boot still hears of it.
+      settled.then(done, done);
     }
   }
 
@@ -350,6 +353,7 @@ export async function createIsolateHost(
   requests.set(BOOT_SLOT, bootState);
   let bootCalls = 0;
   let bootCallSettled: (() => void) | undefined;
+  let booted = false;
 
   try {
     const context = spare?.context ?? isolate.createContextSync();
@@ -415,6 +419,7 @@ export async function createIsolateHost(
     dispose: async () => recycle("it was disposed"),
   });
   deps.hosts.add(self);
+  booted = true;
   return self;
 
   function endInGuest(slot: number): void {

@@ -159,6 +159,13 @@ describe("functions as ES modules", () => {
           "const kept = [];\nfor (;;) { kept.push(new Array(1e6).fill(1)); await null; }\nexport default () => 1;",
       }),
     ).toMatch(/^function_failed: The function failed to start: .*memory limit/);
+    // After an awaited crypto call the top level goes on in the boot's own entry, with its own bound.
+    expect(
+      await bootFailure({
+        "index.ts":
+          'await crypto.subtle.digest("SHA-256", new Uint8Array(1));\nfor (;;) {}\nexport default () => 1;',
+      }),
+    ).toMatch(/^function_failed: The function failed to start: .*CPU time/);
     const { host } = await boot({ "index.ts": "export default () => new Response('fine');" });
     try {
       expect(await text(await host.invoke(request(), recordingIO()))).toBe("fine");
