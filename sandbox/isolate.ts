@@ -5,7 +5,7 @@ import { createCompressionHost } from "./compression.ts";
 import { createCryptoHost } from "./subtle.ts";
 import type { FunctionFileSet } from "./function-files.ts";
 import type { GuestProgram } from "./program.ts";
-import type { InvocationIO, InvocationRequest, InvocationResponse } from "./invocation.ts";
+import type { InvocationIO, InvocationRequest, InvocationResponse, LogLevel } from "./invocation.ts";
 import type { SandboxLimits } from "./limits.ts";
 import type { GuestModule, GuestPlatform } from "./web-platform.ts";
 import {
@@ -307,7 +307,10 @@ export async function createIsolateHost(
       const { op, args } = OpCallSchema.parse(payload);
       return state.io.call(op, args);
     })();
-    const settled = work.then(
+    // A call of the top level settles once its run is over: an entry while the run (off this thread)
+    // still holds the isolate would wait for it here, and hold up the whole service.
+    const outcome = state === bootState ? afterTopLevelRan(work) : work;
+    const settled = outcome.then(
       (value) => enter(state, "settle", id, true, value),
       (error: unknown) => {
         // A limit (a decompression bomb) fails the request; a bad input errors the guest's stream.
@@ -348,12 +351,35 @@ export async function createIsolateHost(
    * that need no request (`crypto.subtle`: guest/bridge.ts, `BOOT_CALLS`). Their outcomes are its
    * entries, bounded by the function's CPU limit as a request's are, and the boot waits for them.
    */
-  const bootState = createRequestState({ slot: BOOT_SLOT, io: BOOT_IO, limits, owner, context: {} });
+  const bootLogs: Array<[LogLevel, string]> = [];
+  let bootLogBytes = 0;
+  const bootIO: InvocationIO = {
+    ...BOOT_IO,
+    log(level, message) {
+      bootLogBytes += message.length;
+      if (bootLogs.length < MAX_BOOT_LOG_LINES && bootLogBytes <= MAX_BOOT_LOG_BYTES) {
+        bootLogs.push([level, message]);
+      }
+    },
+  };
+  const bootState = createRequestState({ slot: BOOT_SLOT, io: bootIO, limits, owner, context: {} });
   bootState.response.catch(() => undefined); // A failure is read where the boot waits, or not at all.
   requests.set(BOOT_SLOT, bootState);
   let bootCalls = 0;
   let bootCallSettled: (() => void) | undefined;
   let booted = false;
+  let topLevelRanNow!: () => void;
+  const topLevelRan = new Promise<void>((resolve) => (topLevelRanNow = resolve));
+  /** `work`'s outcome once the top level's run is over; its rejection is handled at once (Node wants it so). */
+  const afterTopLevelRan = <T>(work: Promise<T>): Promise<T> => {
+    const held = work.then(
+      (value) => () => value,
+      (error: unknown) => () => {
+        throw error;
+      },
+    );
+    return topLevelRan.then(() => held).then((outcome) => outcome());
+  };
 
   try {
     const context = spare?.context ?? isolate.createContextSync();
@@ -368,7 +394,7 @@ export async function createIsolateHost(
       },
     ) as typeof dispatch;
     boot.release();
-    producedCachedData = await runTopLevel(isolate, context, program, limits);
+    producedCachedData = await runTopLevel(isolate, context, program, limits).finally(topLevelRanNow);
     // Each settled call is an entry that may start another: the top level is done when none is left.
     while (bootCalls > 0) {
       await Promise.race([new Promise<void>((resolve) => (bootCallSettled = resolve)), bootState.response]);
@@ -400,6 +426,8 @@ export async function createIsolateHost(
       if (isolate.isDisposed) throw new AppError("function_failed", "The function's isolate is gone");
       const slot = nextSlot++;
       const { method, url, headers, body, context, requestId } = request;
+      // What the top level logged goes to the log of the request the isolate started for (Deno prints it).
+      if (bootLogs.length > 0) for (const [level, message] of bootLogs.splice(0)) io.log(level, message);
       const state = createRequestState({ slot, io, limits, owner, context });
       requests.set(slot, state);
       // The guest knows a context by the id it had here: its text crosses with the first request
@@ -458,13 +486,16 @@ async function runTopLevel(
 /** The top level's slot: a request's are 1 and up. */
 const BOOT_SLOT = 0;
 
-/** What the top level's slot may do: only crypto reaches it (guest/bridge.ts), which needs no io. */
-const BOOT_IO: InvocationIO = {
+/** What the top level's slot may do: crypto (guest/bridge.ts), which needs no io, and log (kept). */
+const BOOT_IO: Omit<InvocationIO, "log"> = {
   fetch: () => Promise.reject(new TypeError("fetch() is only possible while handling a request")),
   call: () => Promise.reject(new Error("Only possible while handling a request")),
   snapshot: () => null,
-  log: () => undefined,
 };
+
+/** The top level's log kept for the first request, in lines and characters; the rest is dropped. */
+const MAX_BOOT_LOG_LINES = 100;
+const MAX_BOOT_LOG_BYTES = 65_536;
 
 type CallKind = "fetch" | "call" | "crypto" | "zlib";
 

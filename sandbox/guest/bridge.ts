@@ -105,6 +105,11 @@ export function setBooting(value: boolean): void {
   booting = value;
 }
 
+/** The slot a top level's own output goes to while it runs (its logs), or undefined after. */
+export function bootSlot(): number | undefined {
+  return booting ? BOOT_SLOT : undefined;
+}
+
 /**
  * Starts an asynchronous host operation for the current request (or the top level's, see
  * `BOOT_CALLS`); its result comes back later through `settle`, as its own entry.

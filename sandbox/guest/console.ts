@@ -1,4 +1,4 @@
-import { hostSync, requests } from "./bridge.ts";
+import { bootSlot, hostSync, requests } from "./bridge.ts";
 
 /**
  * console: each call becomes one line for the host's `io.log` of the current request.
@@ -9,10 +9,11 @@ const MAX_DEPTH = 4;
 const MAX_ITEMS = 100;
 
 function emit(level: Level, message: string): void {
-  const request = requests.current;
-  // Outside a request (the module's top level) there is no request log to write to.
-  if (!request) return;
-  hostSync("log", request.slot, level, message.length > 65_536 ? `${message.slice(0, 65_536)}…` : message);
+  // The top level's lines go to its own slot: the host hands them to the first request's log.
+  const slot = requests.current?.slot ?? bootSlot();
+  // Outside a request and after the top level (a stray callback) there is no log to write to.
+  if (slot === undefined) return;
+  hostSync("log", slot, level, message.length > 65_536 ? `${message.slice(0, 65_536)}…` : message);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -103,6 +103,48 @@ describe("functions as ES modules", () => {
     }
   });
 
+  it("settles a crypto call the top level started and did not await, for the handler to await", async () => {
+    const { host } = await boot({
+      "index.ts": [
+        'const digest = crypto.subtle.digest("SHA-256", new TextEncoder().encode("abc"));',
+        "let spin = 0;",
+        "for (let i = 0; i < 1e6; i++) spin += i;",
+        "export default async () => new Response(String(new Uint8Array(await digest)[0]) + ' ' + (spin > 0));",
+      ].join("\n"),
+    });
+    try {
+      const first = createHash("sha256").update("abc").digest()[0];
+      expect(await text(await host.invoke(request(), recordingIO()))).toBe(`${first} true`);
+    } finally {
+      await host.dispose();
+    }
+  });
+
+  it("gives what the top level logged to the first request's log, once", async () => {
+    const { host } = await boot({
+      "index.ts": [
+        'console.log("starting", { region: "eu" });',
+        "const n = await Promise.resolve(2);",
+        'console.warn("started with", n);',
+        'export default () => { console.log("handling"); return new Response("ok"); };',
+      ].join("\n"),
+    });
+    try {
+      const first = recordingIO();
+      await text(await host.invoke(request(), first));
+      expect(first.logs).toEqual([
+        { level: "log", message: 'starting { region: "eu" }' },
+        { level: "warn", message: "started with 2" },
+        { level: "log", message: "handling" },
+      ]);
+      const second = recordingIO();
+      await text(await host.invoke(request(), second));
+      expect(second.logs).toEqual([{ level: "log", message: "handling" }]);
+    } finally {
+      await host.dispose();
+    }
+  });
+
   it("is strict, has no top-level this, and knows which module is main", async () => {
     const { host } = await boot({
       "index.ts": [
