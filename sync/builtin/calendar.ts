@@ -147,6 +147,9 @@ export function weekday(which: string | undefined, name: string, today: string, 
       return { range: range(today, upcoming, `by ${title}`) };
     case "before":
       return { range: range(today, addDays(upcoming, -1), `before ${title}`) };
+    // "since monday": from the last one (today, when today is that day) to today.
+    case "since":
+      return { range: range(previous, today, `since ${title}`) };
     default:
       return prefer === "future" || which === "coming"
         ? label(upcoming, `on ${title}`)

@@ -13,6 +13,7 @@ import {
   rolling,
   unitDays,
   weekday,
+  weekdayOf,
   yearFor,
   type Period,
   type Prefer,
@@ -43,7 +44,7 @@ const NUM = `(\\d{1,4}|a few|couple of|forty-five|${Object.keys(NUMBER_WORDS)
   .join("|")})`;
 const UNIT = "(hour|day|week|fortnight|month|quarter|year)s?";
 const MONTH_NAME =
-  "(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|apr|jun|jul|aug|sept|sep|oct|nov|dec)";
+  "(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)";
 const DAY_OF_MONTH = "(\\d{1,2})(?:st|nd|rd|th)?\\b";
 /** A single day as written: 2026-03-01, "March 3(rd)(, 2026)", "3(rd) (of) March (2026)". */
 const DAY = `(\\d{4}-\\d{2}-\\d{2}|${MONTH_NAME}\\s+${DAY_OF_MONTH}(?:,?\\s+(\\d{4}))?|${DAY_OF_MONTH}\\s+(?:of\\s+)?${MONTH_NAME}(?:,?\\s+(\\d{4}))?)`;
@@ -80,31 +81,92 @@ function monthPeriod(match: RegExpMatchArray, today: string, prefer: Prefer): Pe
 }
 
 /** Each pattern with what it means; earlier patterns win over later ones at any position. */
+/**
+ * Two written days (groups 1 and 8, see DAY) as one range, when both are real and in order. A range
+ * that runs past today ("mar 20 thru apr 5" on March 18) ends in the coming month, not last year's.
+ */
+const dayRange: Build = (m, today, prefer) => {
+  const from = parseDay(m[1]!, today, prefer);
+  let to = parseDay(m[8]!, today, prefer);
+  if (from && to && to < from) to = parseDay(m[8]!, today, "future");
+  return from && to && from <= to ? { range: range(from, to, "") } : undefined;
+};
+
+const ORDINALS: Readonly<Record<string, number>> = {
+  first: 1,
+  "1st": 1,
+  second: 2,
+  "2nd": 2,
+  third: 3,
+  "3rd": 3,
+  fourth: 4,
+  "4th": 4,
+};
+
+/**
+ * A part of a month (see the matcher): the k-th week is days 7k-6 to 7k, the last week its last seven
+ * days, a half 1–15 or 16 to the end, "the first N days (weeks)" its first N days (7N days).
+ */
+const partOfMonth: Build = (m, today, prefer) => {
+  const [, which, count, unit, name, written] = m;
+  const month = monthIndex(name!);
+  const year = written ? Number(written) : yearFor(month, today, prefer);
+  const last = lastOfMonth(year, month);
+  const size = Number(last.slice(8));
+  const title = `${MONTHS[month - 1]![0]!.toUpperCase()}${MONTHS[month - 1]!.slice(1)} ${year}`;
+  const end = which === "last" || which === "final";
+  const n = count ? numberOf(count) : undefined;
+  if (count && (n === undefined || unit === "half" || unit === "fortnight")) return undefined;
+  if (!count && unit !== "week" && unit !== "half" && unit !== "fortnight") return undefined;
+  let days: [number, number];
+  if (unit === "half") {
+    const k = ORDINALS[which!] ?? (end ? 2 : undefined);
+    if (k === undefined || k > 2) return undefined;
+    days = k === 1 ? [1, 15] : [16, size];
+  } else if (count) {
+    const length = Math.min(size, n! * (unit === "days" ? 1 : 7));
+    if (!end && ORDINALS[which!] !== 1) return undefined;
+    days = end ? [size - length + 1, size] : [1, length];
+  } else {
+    const length = unit === "fortnight" ? 14 : 7;
+    const k = end ? undefined : ORDINALS[which!];
+    days = k === undefined ? [size - length + 1, size] : [length * (k - 1) + 1, Math.min(size, length * k)];
+  }
+  const said = [which, count, unit].filter(Boolean).join(" ");
+  return {
+    range: range(dayOf(year, month, days[0]), dayOf(year, month, days[1]), `in the ${said} of ${title}`),
+  };
+};
+
 const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
   [
-    // "the last week of feb", "first week of march": seven days at the month's end or start.
+    // A part of a month: "the last week of feb", "1st week of march", "the first half of march", "the
+    // first 2 weeks of may", "the first 10 days of april", "the second half of jan".
     new RegExp(
-      `\\b(?:in\\s+|during\\s+)?(?:the\\s+)?(first|last|final)\\s+week\\s+of\\s+${MONTH_NAME}(?:\\s+(\\d{4}))?\\b`,
+      `\\b(?:in\\s+|during\\s+|over\\s+)?(?:the\\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last|final)\\s+(?:${NUM}\\s+)?(week|weeks|days|half|fortnight)\\s+of\\s+${MONTH_NAME}(?:\\s+(\\d{4}))?\\b`,
       "g",
     ),
+    partOfMonth,
+  ],
+  [
+    // "the week of jan 26", "the week starting mar 2": seven days from that day.
+    new RegExp(`\\b(?:the\\s+)?week\\s+(?:of|starting|beginning|commencing|from)\\s+${DAY}`, "g"),
     (m, today, prefer) => {
-      const month = monthIndex(m[2]!);
-      const year = m[3] ? Number(m[3]) : yearFor(month, today, prefer);
-      const name = MONTHS[month - 1]!;
-      const title = `in the ${m[1] === "first" ? "first" : "last"} week of ${name[0]!.toUpperCase()}${name.slice(1)} ${year}`;
-      if (m[1] === "first") return { range: range(dayOf(year, month, 1), dayOf(year, month, 7), title) };
-      const last = lastOfMonth(year, month);
-      return { range: range(addDays(last, -6), last, title) };
+      const day = parseDay(m[1]!, today, prefer);
+      return day ? { range: range(day, addDays(day, 6), `in the week of ${day}`) } : undefined;
     },
   ],
   [
-    new RegExp(`\\b(?:from|between)\\s+${DAY}\\s+(?:to|and|until|till|through|-)\\s+${DAY}`, "g"),
-    (m, today, prefer) => {
-      const from = parseDay(m[1]!, today, prefer);
-      const to = parseDay(m[8]!, today, prefer);
-      return from && to && from <= to ? { range: range(from, to, "") } : undefined;
+    // "the week after next": the calendar week (Monday to Sunday) after the next one.
+    /\b(?:the\s+)?week\s+after\s+next\b/g,
+    (_m, today) => {
+      const monday = addDays(today, -weekdayOf(today) + 14);
+      return { range: range(monday, addDays(monday, 6), "in the week after next") };
     },
   ],
+  [new RegExp(`\\b(?:from|between)\\s+${DAY}\\s+(?:to|and|until|till|through|-)\\s+${DAY}`, "g"), dayRange],
+  // "mar 20 thru apr 5", "jan 10 - mar 10": a range without its "from" ("and" alone joins two days, not a range).
+  [new RegExp(`\\b${DAY}\\s*(?:to|until|till|through|-)\\s*${DAY}`, "g"), dayRange],
   [
     new RegExp(
       `\\b(?:(?:in|over|during|within|for|from)\\s+)?(?:the\\s+)?(?:last|past|previous|prior)\\s+${NUM}\\s+${UNIT}`,
@@ -172,7 +234,7 @@ const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
     (m, today) => calendar(m[1]!, m[2]!, today),
   ],
   [
-    /\b(?:(next|this|last|coming|on|by|until|before)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/g,
+    /\b(?:(next|this|last|coming|on|by|until|before|since)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/g,
     (m, today, prefer) => weekday(m[1], m[2]!, today, prefer),
   ],
   [
@@ -180,6 +242,18 @@ const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
     (m, today, prefer) => {
       const day = parseDay(m[2]!, today, prefer);
       return day ? bounded(m[1], day, today) : undefined;
+    },
+  ],
+  // "since the 10th", "before the 20th": a day of this month (of last month when it is still to come).
+  [
+    /\b(since|after|before|until|till|by)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(?!\s*(?:to|-|until|till|through|and)\b)/g,
+    (m, today) => {
+      const date = Number(m[2]);
+      const [year, month] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))];
+      const past = date > Number(today.slice(8, 10)) && /^(?:since|after)$/.test(m[1]!);
+      const [y, mo] = past ? (month === 1 ? [year - 1, 12] : [year, month - 1]) : [year, month];
+      const day = `${y}-${String(mo).padStart(2, "0")}-${String(date).padStart(2, "0")}`;
+      return parseDay(day, today, "past") ? bounded(m[1], day, today) : undefined;
     },
   ],
   [

@@ -105,6 +105,95 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/\bnon-(?=\p{L})/giu, "non "],
 ];
 
+/** A number as owners type it: "9600", "2,500", "$300", "€5k", "1.5k", "300 eur". */
+const FIGURE = String.raw`[$€£]?\d[\d,.]*(?:\s?k)?(?:\s?(?:eur|usd|gbp|euros?|dollars?|bucks|quid))?`;
+
+/**
+ * Owners' ways of saying a bound, an exclusion or "them", rewritten to the one form the readers know:
+ * "9600 or bigger" is "at least 9600", "leave out the dollar ones" is "excluding the dollar ones".
+ * They belong to the language, not to one question: each serves every resource and field.
+ */
+const OPERATORS: ReadonlyArray<[RegExp, string]> = [
+  // The number itself included: "9600 or bigger", "5k or more", "7+ units", "2,500 and up".
+  [
+    new RegExp(
+      String.raw`(${FIGURE})\s+(?:or|and)\s+(?:more|bigger|higher|greater|larger|above|over|up|upwards|upward)\b`,
+      "gi",
+    ),
+    "at least $1",
+  ],
+  [new RegExp(String.raw`(?<![\w.])(${FIGURE})\+(?!\w)`, "gi"), "at least $1"],
+  [
+    new RegExp(
+      String.raw`(${FIGURE})\s+(?:or|and)\s+(?:less|fewer|lower|smaller|below|under|down|downwards|cheaper)\b`,
+      "gi",
+    ),
+    "at most $1",
+  ],
+  // "anywhere from 5k up to 10k incl", "from 500 to 1,000": both ends included.
+  [
+    new RegExp(
+      String.raw`\b(?:anywhere\s+)?(?:from\s+)(${FIGURE})\s+(?:up\s+)?(?:to|until|till|through|-)\s+(${FIGURE})(?:\s*,?\s*(?:including|inclusive|incl\b\.?|included))?`,
+      "gi",
+    ),
+    "between $1 and $2",
+  ],
+  // Left out: "leave out the dollar ones", "leave helios out", "drafts and voids aside", "minus the voided ones".
+  [/\b(?:leave|leaving|leaves|keep|keeping)\s+out\b/gi, "excluding"],
+  [
+    /\b(?:leave|leaving|keep|keeping)\s+((?:the\s+)?[\p{L}\d-]+(?:\s+[\p{L}\d-]+)?)\s+out\b/giu,
+    "excluding $1",
+  ],
+  [/\b(?:put|set|putting|setting)\s+aside\b/gi, "excluding"],
+  [/\b([\p{L}-]+(?:\s+(?:and|n|or|&)\s+[\p{L}-]+)?)\s+aside\b/giu, "excluding $1"],
+  [/\bminus\s+(?=the\b|any\b|all\b)/gi, "excluding "],
+  // What stands between an exclusion and what it excludes: "except the ones we turned down" is "except
+  // turned down", "excluding the dollar ones" is "excluding dollar".
+  [
+    /\b(excluding|except(?:\s+for)?|other\s+than|besides|apart\s+from|but\s+not)\s+(?:the\s+|any\s+|all\s+)?(?:ones?\s+)?(?:(?:that|which|who)\s+(?:are|were|is|was|have\s+been|got|we)\s+|(?:we|they)\s+(?:have\s+)?)?/gi,
+    "$1 ",
+  ],
+  [/\b(excluding|except|besides)\s+([\p{L}-]+)\s+ones\b/giu, "$1 $2"],
+  // Narrowing the list before: "narrow to qualified", "filter it down to card payments", "limit to usd".
+  [
+    /\b(?:narrow|filter|limit|restrict|cut|trim|pare)(?:\s+(?:it|that|this|them|those|these|the list))?(?:\s+down)?\s+(?:to|by)\b/gi,
+    "only",
+  ],
+  // "break down payments by method": the grouping ("by …") says it.
+  // "break it down by method" splits the list before.
+  [/\b(?:break|breaking|broke)\s+(it|that|them|those|these|this)\s+(?:down|out)\b/gi, "split $1"],
+  [/\b(?:break|breaking|broke)\s+(?:down|out)\b\s*/gi, ""],
+  // "signed off", "checked off", "vetted": a skill verified.
+  [/\b(?:signed|checked)\s+off(?:\s+on)?\b|\bvetted\b/gi, "verified"],
+  // "client interactions", "customer touchpoints": the conversations with them.
+  [/\b(?:client|customer|contact)\s+(interactions?|touchpoints?|conversations?|communications?)\b/gi, "$1"],
+  // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
+  [/(?<=\s)em\b/gi, "them"],
+  // "payment-wise", "contacts wise": the noun is the resource.
+  [/\b([\p{L}]{3,})[- ]wise\b/giu, "$1"],
+  // "since new year", "since the new year's": this year so far.
+  [/\bsince\s+(?:the\s+)?new\s+year(?:'?s)?(?:\s+day)?\b/gi, "this year so far"],
+];
+
+const MONTH_WORD =
+  "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+const MONTH_RUN = new RegExp(
+  `\\b(?:${MONTH_WORD})(?:(?:\\s*,\\s*|\\s+|\\s*,?\\s*(?:and|&|\\/)\\s*)(?:${MONTH_WORD})\\b){2,}`,
+  "gi",
+);
+
+/** "jan feb mar", "jan, feb and mar": three months or more in a row are one window, "jan to mar". */
+function monthRuns(text: string): string {
+  return text.replace(MONTH_RUN, (run) => {
+    const months = run.match(new RegExp(`\\b(?:${MONTH_WORD})\\b`, "gi"))!;
+    const index = months.map((month) => MONTH_ORDER.indexOf(month.slice(0, 3).toLowerCase()));
+    const consecutive = index.every((month, i) => i === 0 || month === index[i - 1]! + 1);
+    return consecutive ? `${months[0]} to ${months[months.length - 1]}` : run;
+  });
+}
+
+const MONTH_ORDER = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
 /** Requests for a read phrased with a verb that could start a change ("make me a list of…"). */
 const REWRITES: ReadonlyArray<[RegExp, string]> = [
   [
@@ -237,6 +326,8 @@ export function normalize(message: string): Normalized {
     .replace(/\s+/g, " ")
     .trim();
   for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
+  for (const [pattern, replacement] of OPERATORS) text = text.replace(pattern, replacement);
+  text = monthRuns(text);
   text = text.replace(/\p{L}{5,}/gu, corrected);
   const asked = /\?\s*$/.test(text);
   for (const [pattern, replacement] of REWRITES) text = text.replace(pattern, replacement);

@@ -111,6 +111,9 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
     client: text(
       "(SELECT i.client FROM invoices i WHERE i.id = payments.invoice_id AND i.org_id = payments.org_id)",
     ),
+    invoice_number: text(
+      "(SELECT i.number FROM invoices i WHERE i.id = payments.invoice_id AND i.org_id = payments.org_id)",
+    ),
     amount: money("amount"),
     currency: text("trim(currency)"),
     method: text("method"),

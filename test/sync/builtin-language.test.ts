@@ -22,6 +22,25 @@ describe("normalize", () => {
     ["I want you to mark INV-000030 as paid", "mark INV-000030 as paid"],
     ["Thanks! Who's in screening?", "Who is in screening?"],
     ["make me a list of overdue invoices", "list of overdue invoices"],
+    // Owners' ways of saying a bound, an exclusion, "them", a narrowing: the one form the readers know.
+    ["which paymnts were 9600 or bigger", "which payments were at least 9600"],
+    ["deals 5k or less", "deals at most 5k"],
+    ["payments of $300 or more", "payments of at least $300"],
+    ["invs with 7+ units", "invoices with at least 7 units"],
+    ["unpaid invs anywhere from 5k up to 10k incl", "unpaid invoices between 5k and 10k"],
+    ["unpaid invoices, leave out the dollar ones", "unpaid invoices, excluding dollar"],
+    ["bills due in april, leave helios out", "bills due in april, excluding helios"],
+    ["drafts n voids aside", "excluding drafts and voids"],
+    ["list applicants except the ones we turned down", "list applicants except turned down"],
+    ["open invoices with 1k left on em", "open invoices with 1k left on them"],
+    ["narrow it down to qualified", "only qualified"],
+    ["what came in payment-wise during feb", "what came in payment during feb"],
+    ["break down payments by method", "payments by method"],
+    ["break it down by method", "split it by method"],
+    ["billed per month for jan feb mar", "billed per month for jan to mar"],
+    ["jan, feb and apr", "jan, feb and apr"],
+    ["skills signed off last week", "skills verified last week"],
+    ["total won since new year", "total won this year so far"],
   ])("%s → %s", (message, text) => {
     expect(normalize(message).text).toBe(text);
   });
@@ -69,8 +88,24 @@ describe("dates from today", () => {
     ["next Friday", "2026-03-20", "2026-03-20"],
     ["in Q4 2025", "2025-10-01", "2025-12-31"],
     ["in 2025", "2025-01-01", "2025-12-31"],
+    // Parts of a month, a week from a day, "mar", bare day ranges, "since" a weekday or the Nth.
+    ["invoices sent 1st week of march", "2026-03-01", "2026-03-07"],
+    ["the second week of feb", "2026-02-08", "2026-02-14"],
+    ["the last week of feb", "2026-02-22", "2026-02-28"],
+    ["in the first half of march", "2026-03-01", "2026-03-15"],
+    ["the second half of jan", "2026-01-16", "2026-01-31"],
+    ["the first 10 days of feb", "2026-02-01", "2026-02-10"],
+    ["the first 2 weeks of jan", "2026-01-01", "2026-01-14"],
+    ["the week of jan 26", "2026-01-26", "2026-02-01"],
+    ["the week starting mar 2", "2026-03-02", "2026-03-08"],
+    ["issued on mar 7", "2026-03-07", "2026-03-07"],
+    ["jan 10 - mar 10", "2026-01-10", "2026-03-10"],
+    ["due mar 20 thru apr 5", "2026-03-20", "2026-04-05"],
+    ["since monday", "2026-03-16", "2026-03-18"],
+    ["since the 10th", "2026-03-10", "2026-03-18"],
+    ["since the 20th", "2026-02-20", "2026-03-18"],
   ])("%s (as the past)", (phrase, from, to) => {
-    const found = findDates(phrase.toLowerCase(), TODAY);
+    const found = findDates(normalize(phrase).lower, TODAY);
     expect(found.past?.range).toMatchObject({ from, to });
   });
 
@@ -82,6 +117,8 @@ describe("dates from today", () => {
     ["due next month", "2026-04-01", "2026-04-30"],
     ["due tomorrow", "2026-03-19", "2026-03-19"],
     ["due on Monday", "2026-03-23", "2026-03-23"],
+    ["due the week after next", "2026-03-30", "2026-04-05"],
+    ["closing in the first 2 weeks of may", "2026-05-01", "2026-05-14"],
   ])("%s (as the future)", (phrase, from, to) => {
     expect(findDates(phrase.toLowerCase(), TODAY).future?.range).toMatchObject({ from, to });
   });

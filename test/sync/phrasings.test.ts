@@ -3,6 +3,7 @@ import { createHarness, type Harness } from "./builtin/harness.ts";
 import { aggregates, superlatives, thresholds } from "./phrasings/cases-1-3.ts";
 import { negations, windows } from "./phrasings/cases-4-5.ts";
 import { named, refinements } from "./phrasings/cases-6-7.ts";
+import { operators } from "./phrasings/cases-operators.ts";
 import {
   CATEGORY_NAMES,
   describeWrong,
@@ -30,6 +31,7 @@ const CASES: Case[] = [
   ...negations,
   ...named,
   ...refinements,
+  ...operators,
 ];
 
 /**

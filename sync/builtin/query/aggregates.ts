@@ -21,6 +21,10 @@ import {
 const REVENUE =
   /\b(revenue|income|takings|turnover|sales|collected|collect|collections|earned|brought in|how much|total)\b/;
 
+/** What was billed, said as a figure ("billed per month", "billed in q1?"): invoices' amounts added up. */
+const BILLED =
+  /^(?:total\s+)?(?:billed|invoiced)\b|\b(?:billed|invoiced)\s+(?:per|each|by|a)\s+(?:month|week|quarter|year)\b/;
+
 /** "the average deal", "total unpaid", "win rate": the aggregate or the ratio asked for, on the field it is over. */
 export function aggregates(reading: Reading, plan: QueryPlan): void {
   const ratio = phrases(
@@ -62,6 +66,7 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
   if (other && pick && pick !== "sum" && pick !== "count") plan.leftover.push(other.phrase);
   // "revenue last quarter": money received is added up ("payments by month" is, in answer.ts).
   if (!pick && plan.resource === "payments" && REVENUE.test(reading.lower)) pick = "sum";
+  if (!pick && plan.resource === "invoices" && BILLED.test(reading.lower)) pick = "sum";
   if (!pick || plan.ratio) return;
   if (pick === "count") {
     plan.aggregate = { fn: "count" };

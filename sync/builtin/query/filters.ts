@@ -241,10 +241,30 @@ const PAYMENT_METHODS: ReadonlyArray<[string, string]> = [
   ["check", "check"],
 ];
 
+/** An invoice said by its number: "inv 18", "INV-000018", "invoice #18". */
+const INVOICE_REF =
+  /\b(?:inv(?:oice)?s?)\s*(?:no\.?\s*|number\s+|#\s*)?-?\s*0*(\d{1,9})\b(?!\s*(?:days?|weeks?|months?|%))/g;
+
+/** "payments on inv 18", "what's come in against INV-000009": the payments of the invoices named. */
+function paymentsOfInvoices(reading: Reading, plan: QueryPlan): void {
+  const numbers: string[] = [];
+  for (const match of reading.lower.matchAll(INVOICE_REF)) {
+    numbers.push(`INV-${match[1]!.padStart(6, "0")}`);
+    reading.take(match.index, match.index + match[0].length);
+  }
+  if (numbers.length === 0) return;
+  plan.where.push({ field: "invoice_number", op: "in", value: numbers });
+  plan.said.push(`on ${numbers.join(" or ")}`);
+  plan.structured.push("filter");
+}
+
 /** Values of fields that are not statuses: a payment's method, a candidate's source, a part payment. */
 export function fieldValues(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;
-  if (plan.resource === "payments") paymentMethods(reading, plan);
+  if (plan.resource === "payments") {
+    paymentMethods(reading, plan);
+    paymentsOfInvoices(reading, plan);
+  }
   if (plan.resource === "communications") directions(reading, plan);
   if (plan.resource === "skills") {
     const level = /\b(beginner|intermediate|advanced|expert)s?(?:\s+level)?\b/.exec(lower);

@@ -158,6 +158,9 @@ export const NEUTRAL: ReadonlySet<string> = new Set([
   "wise",
   "range",
   "bracket",
+  "logged",
+  "recorded",
+  "tracked",
 ]);
 
 /**
@@ -166,7 +169,7 @@ export const NEUTRAL: ReadonlySet<string> = new Set([
  */
 const SAID_BY_RESOURCE: Partial<Record<ResourceName, RegExp>> = {
   products: /\b(?:price|prices|priced|pricing|cost|costs|costing|charge|charges)\b/g,
-  payments: /\b(?:received|receive|collected|came in|taken|made)\b/g,
+  payments: /\b(?:received|receive|collected|came in|taken|made|cash)\b/g,
   deals: /\bhow (?:big|large|much)\b/g,
 };
 

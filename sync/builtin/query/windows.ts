@@ -121,7 +121,12 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     plan.resource === "candidates" && field === "created_at"
       ? "who applied"
       : (DATE_FIELD_LABEL[field] ?? field);
-  plan.said.push(`${label} ${words}`.replace(/^on in /, "in ").replace(/^on on /, "on "));
+  plan.said.push(
+    `${label} ${words}`
+      .replace(/^on in /, "in ")
+      .replace(/^on on /, "on ")
+      .replace(/^from (since|until|before|after|in|on|from) /, "$1 "),
+  );
   // "which invoices have a due date of April 6": every invoice with that date, paid or not, which the
   // intents (what is still to collect) do not answer.
   const everyStatus = field === "due_date" && /\bdue dates?\s+(?:of|on|in|is|was|=)\b/.test(reading.lower);

@@ -56,6 +56,8 @@ export const RESOURCE_WORDS: ReadonlyArray<[string, ResourceName]> = [
   ["communication", "communications"],
   ["conversations", "communications"],
   ["touchpoints", "communications"],
+  ["interactions", "communications"],
+  ["interaction", "communications"],
   ["messages", "communications"],
   ["convos", "communications"],
   ["convo", "communications"],

@@ -1,0 +1,123 @@
+import { followUps, phrasings, type Case } from "./grade.ts";
+
+/**
+ * The phrasing exam's cases for the ways of speaking that belong to every question rather than to
+ * one: a bound said after its number ("9600 or bigger", "5k or less", "7+"), a range said "anywhere
+ * from … up to …", a leaving-out ("leave out the dollar ones", "drafts and voids aside", "except the
+ * ones we turned down"), "em" for them, "narrow to", "break down … by", parts of a month ("the first
+ * half of march", "1st week of feb", "the first 10 days of april"), a week from a day, "mar" and day
+ * ranges without "from", "since monday" and "since the 10th", and the payments of an invoice said by
+ * its number. Today is 2026-03-18, a Wednesday; conventions are grade.ts's.
+ */
+
+const UNPAID = "s IN ('open', 'overdue')";
+const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
+
+/** `column` in [from, to) (`to` exclusive), as a where clause. */
+const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
+
+export const operators: Case[] = [
+  // 1. Bounds said after the number, both ends included.
+  ...phrasings(1, ["which paymnts were 9600 or bigger", "payments of 9,600 and up", "pmts 9600+"], (t) =>
+    t.list("payments", "amount >= 9600"),
+  ),
+  ...phrasings(1, ["open deals 5k or less", "open deals worth 5000 or under"], (t) =>
+    t.list("deals", `${OPEN_DEAL} AND value <= 5000`),
+  ),
+  ...phrasings(
+    1,
+    ["unpaid invs anywhere from 5k up to 10k incl", "unpaid invoices from 5,000 to 10,000"],
+    (t) => t.list("invoices", `${UNPAID} AND amount >= 5000 AND amount <= 10000`),
+  ),
+  // 5. Left out, aside, except the ones….
+  ...phrasings(5, ["unpaid invoices, leave out the dollar ones", "unpaid invs minus the usd ones"], (t) =>
+    t.list("invoices", `${UNPAID} AND cur <> 'USD'`),
+  ),
+  ...phrasings(
+    5,
+    ["list applicants except the ones we turned down", "candidates other than the rejected ones"],
+    (t) => t.list("candidates", "status <> 'rejected'"),
+  ),
+  ...phrasings(5, ["invoices except the paid ones", "every invoice, leaving out the paid ones"], (t) =>
+    t.list("invoices", "s <> 'paid'"),
+  ),
+  // 4. Parts of a month, a week from a day, bare ranges, "since".
+  ...phrasings(4, ["invoices sent 1st week of march", "invoices issued in the first week of mar"], (t) =>
+    t.list("invoices", within("issued_at", "2026-03-01", "2026-03-08")),
+  ),
+  ...phrasings(
+    4,
+    ["emails we sent in the first half of march", "outbound emails in the 1st half of mar"],
+    (t) =>
+      t.list(
+        "communications",
+        `channel = 'email' AND direction = 'outbound' AND ${within("occurred_at", "2026-03-01", "2026-03-16")}`,
+      ),
+  ),
+  ...phrasings(4, ["anything slated to close in the first 10 days of april"], (t) =>
+    t.list(
+      "deals",
+      `${OPEN_DEAL} AND expected_close_date >= '2026-04-01' AND expected_close_date < '2026-04-11'`,
+    ),
+  ),
+  ...phrasings(4, ["invoices we sent out the week of jan 26", "invs issued the week starting jan 26"], (t) =>
+    t.list("invoices", within("issued_at", "2026-01-26", "2026-02-02")),
+  ),
+  ...phrasings(4, ["how many client interactions in the week starting mar 2"], async (t) => ({
+    present: [t.bold(await t.count("communications", within("occurred_at", "2026-03-02", "2026-03-09")))],
+  })),
+  ...phrasings(4, ["unpaid inv due mar 20 thru apr 5", "unpaid invoices due mar 20 - apr 5"], (t) =>
+    t.list("invoices", `${UNPAID} AND due_date >= '2026-03-20' AND due_date <= '2026-04-05'`),
+  ),
+  ...phrasings(4, ["payments we got jan 10 - mar 10"], (t) =>
+    t.list("payments", within("received_at", "2026-01-10", "2026-03-11")),
+  ),
+  ...phrasings(4, ["what invoices have gone out since the 10th"], (t) =>
+    t.list("invoices", within("issued_at", "2026-03-10", "2026-03-19")),
+  ),
+  ...phrasings(4, ["how many convos have we logged since monday"], async (t) => ({
+    present: [t.bold(await t.count("communications", within("occurred_at", "2026-03-16", "2026-03-19")))],
+  })),
+  ...phrasings(
+    4,
+    ["skills signed off in the last 30 days", "which skills got checked off within the past 30 days"],
+    (t) => t.list("skills", `status = 'verified' AND ${within("verified_at", "2026-02-16", "2026-03-19")}`),
+  ),
+  // 3. Per period, the months said in a row.
+  ...phrasings(3, ["billed per month for jan feb mar, leave out voided ones"], async (t) => {
+    const months = await t.sql<{ total: string; cur: string }>(
+      `SELECT sum(amount)::text AS total, trim(currency) AS cur FROM invoices
+        WHERE org_id = $1 AND status NOT IN ('void', 'draft') AND issued_at >= '2026-01-01' AND issued_at < '2026-04-01'
+        GROUP BY date_trunc('month', issued_at), trim(currency)`,
+    );
+    return { present: months.map((row) => t.money(row.total, row.cur)) };
+  }),
+  ...phrasings(3, ["break down paymnets by method, how many of each"], async (t) => {
+    const methods = await t.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM payments WHERE org_id = $1 GROUP BY method ORDER BY method",
+    );
+    return { present: methods.map((row) => t.bold(row.n)) };
+  }),
+  // 6. The payments of an invoice said by its number.
+  ...phrasings(
+    6,
+    ["any pmts logged on inv 18?", "payments on invoice 18", "payments against INV-000018"],
+    (t) => t.list("payments", "invoice_number = 'INV-000018'"),
+  ),
+  // 7. Narrowing said as a verb, "em" for them.
+  ...followUps(
+    ["pull up the pipeline", "narrow to qualified"],
+    ["which of em are supposed to close in april"],
+    (t) =>
+      t.list(
+        "deals",
+        "stage = 'qualified' AND expected_close_date >= '2026-04-01' AND expected_close_date < '2026-05-01'",
+      ),
+  ),
+  ...followUps(["payments above a thousand"], ["leave out bank transfers"], (t) =>
+    t.list("payments", "amount > 1000 AND method <> 'bank_transfer'"),
+  ),
+  ...followUps(["payments above a thousand"], ["filter it down to card"], (t) =>
+    t.list("payments", "amount > 1000 AND method = 'card'"),
+  ),
+];
