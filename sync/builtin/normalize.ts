@@ -167,6 +167,8 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:signed|checked)\s+off(?:\s+on)?\b|\bvetted\b/gi, "verified"],
   // "client interactions", "customer touchpoints": the conversations with them.
   [/\b(?:client|customer|contact)\s+(interactions?|touchpoints?|conversations?|communications?)\b/gi, "$1"],
+  // "candidates who don't have typescript", "that do not list postgres": without it.
+  [/\b(?:do|does|did)\s+not\s+(?:have|list)\s+(?:any\s+)?/gi, "without "],
   // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
   [/(?<=\s)em\b/gi, "them"],
   // "payment-wise", "contacts wise": the noun is the resource.

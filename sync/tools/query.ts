@@ -32,6 +32,8 @@ interface Field {
   sql: string;
   values?: readonly string[];
   description?: string;
+  /** A count of related records: which resource they are, so a condition may say which of them count (`of`). */
+  related?: { resource: ResourceName; table: string; key: string; own: string; where: string };
 }
 
 const money = (sql: string, description?: string): Field => ({
@@ -58,11 +60,31 @@ const CONTACT_NAME = (table: string): Field =>
  * for the resource asked about, so a count across engines (a contact's invoices) would let a
  * growth-only key read finance data.
  */
-const RELATED_COUNT = (table: string, key: string, own: string, description: string, where = ""): Field => ({
+const RELATED_COUNT = (
+  table: ResourceName,
+  key: string,
+  own: string,
+  description: string,
+  where = "",
+): Field => ({
   kind: "number",
-  sql: `(SELECT count(*)::int FROM ${table} r WHERE r.${key} = ${own}.id AND r.org_id = ${own}.org_id${where ? ` AND ${where}` : ""})`,
+  sql: relatedCount({ table, key, own, where }),
   description,
+  related: { resource: table, table, key, own, where },
 });
+
+/**
+ * The count of related records' SQL, the related table under its own name (so its fields' SQL, which
+ * may name it, reads the same inside), with `more` (conditions on it, already SQL) added.
+ */
+function relatedCount(
+  related: { table: string; key: string; own: string; where: string },
+  more: readonly string[] = [],
+): string {
+  const { table, key, own, where } = related;
+  const conditions = [`${table}.${key} = ${own}.id`, `${table}.org_id = ${own}.org_id`, where, ...more];
+  return `(SELECT count(*)::int FROM ${table} WHERE ${conditions.filter(Boolean).join(" AND ")})`;
+}
 
 /** The status a caller sees: an open invoice past its due date is overdue (engines/finance/invoices.ts). */
 const INVOICE_STATUS =
@@ -146,14 +168,14 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
       "contact_id",
       "contacts",
       "how many conversations came in from them (inbound)",
-      "r.direction = 'inbound'",
+      "communications.direction = 'inbound'",
     ),
     meetings: RELATED_COUNT(
       "communications",
       "contact_id",
       "contacts",
       "how many meetings with them",
-      "r.channel = 'meeting'",
+      "communications.channel = 'meeting'",
     ),
     communications: RELATED_COUNT(
       "communications",
@@ -204,7 +226,7 @@ export const FIELDS: Record<ResourceName, Record<string, Field>> = {
       "candidate_id",
       "candidates",
       "how many of their skills are verified",
-      "r.status = 'verified'",
+      "skills.status = 'verified'",
     ),
   },
   skills: {
@@ -239,11 +261,22 @@ export type ConditionOp = (typeof CONDITION_OPS)[number];
 
 const ValueSchema = z.union([z.string().max(200), z.number(), z.boolean()]);
 
+const ConditionFields = {
+  field: z.string().max(40),
+  op: z.enum(CONDITION_OPS),
+  value: z.union([ValueSchema, z.array(z.string().max(200)).max(20)]).optional(),
+};
+
+/** A condition on the related records a count field counts: one level deep, no `of` of its own. */
+const RelatedConditionSchema = z.object(ConditionFields).strict();
+
 export const ConditionSchema = z
   .object({
-    field: z.string().max(40),
-    op: z.enum(CONDITION_OPS),
-    value: z.union([ValueSchema, z.array(z.string().max(200)).max(20)]).optional(),
+    ...ConditionFields,
+    of: z.array(RelatedConditionSchema).min(1).max(6).optional().meta({
+      description:
+        'On a count of related records only: which of them count, as conditions on their own fields: {"field": "skills", "op": "eq", "value": 0, "of": [{"field": "name", "op": "eq", "value": "TypeScript"}]} is "without TypeScript"',
+    }),
   })
   .strict()
   .meta({
@@ -406,7 +439,17 @@ export function conditionSql(
   today: () => string,
 ): string {
   const field = fieldOf(resource, condition.field);
-  const column = sqlOf(field, where, today);
+  let column = sqlOf(field, where, today);
+  if (condition.of) {
+    if (!field.related)
+      throw new AppError(
+        "validation_failed",
+        `'of' is for a count of related records, and ${condition.field} is not one`,
+      );
+    const related = field.related;
+    const more = condition.of.map((inner) => `(${conditionSql(related.resource, inner, where, today)})`);
+    column = relatedCount(related, more);
+  }
   const textual = field.kind === "text" || field.kind === "id";
   const lhs = field.kind === "text" ? `lower(${column})` : column;
   const value = condition.value;

@@ -30,12 +30,12 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // (a window or a rank ignored, the list happening to match): sets 2, 3 and 5 lost 2, 2 and 1 of those.
   { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 0 } },
   { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 76, wrong: 0 } },
-  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 59, wrong: 0 } },
+  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 60, wrong: 0 } },
   { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 46, wrong: 4 } },
-  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 32, wrong: 1 } },
+  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 34, wrong: 1 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
-  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 45, wrong: 3 } },
-  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 32, wrong: 4 } },
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 47, wrong: 2 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 34, wrong: 4 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
   // "except paid", "got away", names at a word's start, chat asides): 408 right / 38 wrong over the nine
@@ -48,7 +48,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   { name: "holdout 10 (blind: 39 right, 5 wrong)", cases: holdout10, floor: { right: 50, wrong: 4 } },
   // Written blind by a helper session while this session taught the planner the ways of speaking that
   // belong to every question (cases-operators.ts): the tree before scored 53 / 1 on it, the taught tree 54 / 1.
-  // Sets 1–10 went from 479 right / 20 wrong to 526 / 20 with that teaching.
+  // Sets 1–10 went from 479 right / 20 wrong to 533 / 19 with that teaching and the related-record conditions.
   { name: "holdout 11 (blind: 54 right, 1 wrong)", cases: holdout11, floor: { right: 54, wrong: 1 } },
 ];
 

@@ -696,6 +696,84 @@ describe.each(storeKinds())("SYNC tools on $name", (kind) => {
       await refused({ resource: "deals", having: {} }, /query_records: .*having/);
     });
 
+    it("counts related records that meet conditions of their own ('of'), one level deep", async () => {
+      // Candidates without a TypeScript skill, and those with one, as SQL counts them.
+      const without = await query({
+        resource: "candidates",
+        where: [
+          { field: "skills", op: "eq", value: 0, of: [{ field: "name", op: "eq", value: "typescript" }] },
+        ],
+        limit: 50,
+      });
+      const truth = await rows<{ id: string }>(
+        `SELECT c.id FROM candidates c WHERE c.org_id = $1 AND NOT EXISTS
+           (SELECT 1 FROM skills s WHERE s.candidate_id = c.id AND s.org_id = c.org_id AND lower(s.name) = 'typescript')
+         ORDER BY c.id`,
+      );
+      expect(ids(without.records).sort()).toEqual(truth.map((row) => row.id).sort());
+      const withIt = await query({
+        resource: "candidates",
+        aggregate: { fn: "count" },
+        where: [
+          { field: "skills", op: "gt", value: 0, of: [{ field: "name", op: "eq", value: "TypeScript" }] },
+        ],
+      });
+      const [all] = await rows<{ n: number }>("SELECT count(*)::int AS n FROM candidates WHERE org_id = $1");
+      expect(Number(withIt.values[0]!.count) + without.total).toBe(all!.n);
+      // Contacts with no call or text either way.
+      const quiet = await query({
+        resource: "contacts",
+        where: [
+          {
+            field: "communications",
+            op: "eq",
+            value: 0,
+            of: [{ field: "channel", op: "in", value: ["call", "sms"] }],
+          },
+        ],
+        limit: 50,
+      });
+      const silent = await rows<{ id: string }>(
+        `SELECT c.id FROM contacts c WHERE c.org_id = $1 AND NOT EXISTS
+           (SELECT 1 FROM communications m WHERE m.contact_id = c.id AND m.org_id = c.org_id AND m.channel IN ('call', 'sms'))`,
+      );
+      expect(ids(quiet.records).sort()).toEqual(silent.map((row) => row.id).sort());
+      // 'of' is for a count of related records; its conditions name the related resource's fields; no deeper.
+      const refused = (args: Record<string, unknown>, message: RegExp) =>
+        expect(query(args)).rejects.toSatisfy(
+          (error: unknown) =>
+            error instanceof AppError && error.code === "validation_failed" && message.test(error.message),
+        );
+      await refused(
+        {
+          resource: "candidates",
+          where: [{ field: "name", op: "eq", value: "x", of: [{ field: "name", op: "eq", value: "y" }] }],
+        },
+        /'of' is for a count of related records/,
+      );
+      await refused(
+        {
+          resource: "candidates",
+          where: [{ field: "skills", op: "gt", value: 0, of: [{ field: "colour", op: "eq", value: "y" }] }],
+        },
+        /skills has no field 'colour'/,
+      );
+      await refused(
+        {
+          resource: "candidates",
+          where: [
+            {
+              field: "skills",
+              op: "gt",
+              value: 0,
+              of: [{ field: "name", op: "eq", value: "y", of: [{ field: "name", op: "eq", value: "z" }] }],
+            },
+          ],
+        },
+        /query_records: where\.0\.of\.0/,
+      );
+    });
+
     it("never counts another organization's records", async () => {
       const [everywhere] = await store.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM invoices WHERE amount >= 987654.32 AND org_id = $1",

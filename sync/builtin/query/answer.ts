@@ -30,6 +30,14 @@ const NAME_TARGETS: Record<ResourceName, { own?: string[]; contact?: string; can
   products: { own: ["name", "sku"] },
 };
 
+/**
+ * Names a resource's related records carry, counted through one of its fields: a candidate "with
+ * TypeScript" has a skill of that name (`skills` counts them, `of` says which).
+ */
+const RELATED_NAMES: Partial<Record<ResourceName, { field: string; resource: ResourceName; on: string }>> = {
+  candidates: { field: "skills", resource: "skills", on: "name" },
+};
+
 /** "backend engineers" is found as "backend engineer". */
 const singular = (text: string) => text.replace(/(\w{3,}?)(?:ies)\b/g, "$1y").replace(/(\w{3,})s\b/g, "$1");
 
@@ -70,6 +78,26 @@ async function resolveName(
               ? `“${wanted}”`
               : `${field} “${wanted}”`,
         };
+    }
+  }
+  const related = RELATED_NAMES[resource];
+  if (related) {
+    // "candidates who know typescript": a name their related records have (a skill's name).
+    for (const wanted of [...new Set([name, singular(name)])]) {
+      const found = await matching(related.resource, related.on, wanted);
+      if (found.mode !== "records" || found.total === 0) continue;
+      // The name itself ("sql", not "PostgreSQL"), or the one name every record found starts with.
+      const values = [...new Set(found.records.map((record) => str(record[related.on])))];
+      const exact = values.find((one) => one.toLowerCase() === wanted.toLowerCase());
+      if (exact || (values.length === 1 && startsWords(found, related.on, wanted))) {
+        const value = exact ?? values[0]!;
+        return {
+          conditions: [
+            { field: related.field, op: "gt", value: 0, of: [{ field: related.on, op: "eq", value }] },
+          ],
+          said: `with ${value}`,
+        };
+      }
     }
   }
   const via = target.contact ? "contacts" : target.candidate ? "candidates" : undefined;
@@ -255,6 +283,8 @@ function listReply(
 
 /** A name's condition turned around: not containing it, not one of its records. */
 function negated(condition: Condition): Condition {
+  // "without TypeScript": none of the related records counted.
+  if (condition.of) return { ...condition, op: "eq", value: 0 };
   const op = { contains: "not_contains", in: "not_in", eq: "ne" }[condition.op as "contains" | "in" | "eq"];
   if (!op) throw new Error(`a name's condition is contains, in or eq, not ${condition.op}`);
   return { ...condition, op: op as Condition["op"] };
@@ -290,7 +320,9 @@ export async function answerQuery(
     else if (resolved && run.negated) {
       // "excluding Kestrel": none of the records the name stands for.
       where.push(...resolved.conditions.map(negated));
-      named.push(`not ${resolved.said}`);
+      named.push(
+        resolved.said.startsWith("with ") ? `without ${resolved.said.slice(5)}` : `not ${resolved.said}`,
+      );
     } else if (resolved) {
       if (options.onlyPeople && resolved.conditions.some((c) => !/^(candidate|contact)_id$/.test(c.field)))
         return null;

@@ -8,7 +8,7 @@ import { amountsIn, comparisons, lateness } from "./amounts.ts";
 import { fieldValues, negations, STATUS_TABLES, statuses, tags } from "./filters.ts";
 import { closingOrder, latest, nextDue, ranking, sorting, superlatives } from "./orders.ts";
 import { phrases, type QueryPlan, type Reading, type Span } from "./reading.ts";
-import { NEVER_TALKED, relatedNoun, relations } from "./relations.ts";
+import { NEVER_BY, NEVER_FROM, NEVER_TALKED, relatedNoun, relations } from "./relations.ts";
 import { windows } from "./windows.ts";
 import { DATE_FIELD_WORDS, RESOURCE_WORDS } from "./words.ts";
 
@@ -268,13 +268,17 @@ function resourceOf(
       return { resource: memory, named: false };
     }
   }
-  // "contacts we've never contacted": contacts without conversations (relations.ts).
-  if (NEVER_TALKED.test(reading.lower)) {
-    const contacts = phrases(reading, RESOURCE_WORDS).find((found) => found.value === "contacts");
+  // "contacts we've never contacted", "who have we never texted or called": contacts without
+  // conversations (of a kind), relations.ts.
+  if (NEVER_TALKED.test(reading.lower) || NEVER_BY.test(reading.lower) || NEVER_FROM.test(reading.lower)) {
+    const named = phrases(reading, RESOURCE_WORDS);
+    const contacts = named.find((found) => found.value === "contacts");
     if (contacts) {
       reading.take(contacts.start, contacts.end);
       return { resource: "contacts", named: true };
     }
+    if (named.length === 0 && /^(?:who|whom)\b/.test(reading.lower))
+      return { resource: "contacts", named: true };
   }
   // "who has no verified skills", "who has the most skills": candidates, by their skills.
   if (/\bwho\s+(?:has|have)\s+(?:no|not|never|the most|the fewest|any|zero)\b/.test(reading.lower)) {
@@ -539,7 +543,7 @@ const TURNS_NAMES: ReadonlySet<string> = new Set(["not", "no", "never", "without
 
 /** Words that turn the name after them around: "excluding Kestrel", "other than Acme". */
 const NAME_NEGATION =
-  "(?:excluding|except(?:\\s+for)?|other\\s+than|besides|apart\\s+from|but\\s+not|not\\s+from|not\\s+for|not\\s+by|not)";
+  "(?:excluding|except(?:\\s+for)?|other\\s+than|besides|apart\\s+from|but\\s+not|not\\s+from|not\\s+for|not\\s+by|not|without)";
 
 /** Stopwords that change a question's meaning: left over, they are not understood. */
 export const SIGNIFICANT: ReadonlySet<string> = new Set([

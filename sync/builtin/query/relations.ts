@@ -41,6 +41,37 @@ const MOST = "(?:the\\s+)?(most|fewest|least)\\s+";
 export const NEVER_TALKED =
   /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to|emailed|called)\b/;
 
+/** The channel a verb of contact says: "emailed", "phoned", "texted". */
+const CHANNEL_VERBS: Readonly<Record<string, string>> = {
+  emailed: "email",
+  emails: "email",
+  email: "email",
+  called: "call",
+  phoned: "call",
+  rang: "call",
+  calls: "call",
+  call: "call",
+  texted: "sms",
+  texts: "sms",
+  text: "sms",
+  sms: "sms",
+};
+/** A channel in a reply: "with no emails or calls (in or out)". */
+const CHANNEL_NAMES: Readonly<Record<string, string>> = { email: "emails", call: "calls", sms: "texts" };
+const VERB = "(?:emailed|called|phoned|rang|texted)";
+const NEVER = "(?:never|not|not yet|have not|has not|did not)\\s+(?:yet\\s+|ever\\s+|once\\s+)?";
+
+/** "never emailed", "haven't texted or called": no conversation on those channels (either way). */
+export const NEVER_BY = new RegExp(`\\b${NEVER}(${VERB}(?:\\s*(?:,|or|and|nor)\\s*${VERB})*)\\b`);
+
+/**
+ * "never reached out to us themselves", "who has never sent us an email": nothing came in from them
+ * (on that channel, when one is said).
+ */
+export const NEVER_FROM = new RegExp(
+  `\\b${NEVER}(?:(?:sent|send)\\s+us(?:\\s+(?:an?\\s+|any\\s+)?(emails?|texts?|sms))?|(?:reached|reach)\\s+out(?:\\s+to\\s+us)?|(?:contacted|emailed|called|texted|phoned|rang)\\s+us|(?:got|get|gotten)\\s+in\\s+touch(?:\\s+with\\s+us)?)(?:\\s+themselves)?\\b`,
+);
+
 /** "which of those have deals" after a list of contacts: the other resource is what they have. */
 export function relatedNoun(resource: ResourceName, lower: string): boolean {
   return (RELATED[resource] ?? []).some((related) => new RegExp(`\\b(?:${related.words})\\b`).test(lower));
@@ -71,6 +102,44 @@ export function relations(reading: Reading, plan: QueryPlan): void {
       plan.where.push({ field: "meetings", op: "eq", value: 0 });
       plan.said.push("never met");
       reading.take(unmet.index, unmet.index + unmet[0].length);
+      plan.structured.push("join");
+      return;
+    }
+    const from = NEVER_FROM.exec(lower);
+    if (from) {
+      const verb = /\b(emailed|called|texted|phoned|rang)\s+us\b/.exec(from[0])?.[1] ?? from[1];
+      const channel = verb ? (CHANNEL_VERBS[verb.replace(/s$/, "")] ?? CHANNEL_VERBS[verb]) : undefined;
+      plan.where.push({
+        field: "replies",
+        op: "eq",
+        value: 0,
+        ...(channel ? { of: [{ field: "channel", op: "eq", value: channel }] } : {}),
+      });
+      plan.said.push(
+        channel
+          ? `who never sent us ${{ email: "an email", call: "a call", sms: "a text" }[channel] ?? channel}`
+          : "who never got in touch themselves",
+      );
+      reading.take(from.index, from.index + from[0].length);
+      plan.structured.push("join");
+      return;
+    }
+    const by = NEVER_BY.exec(lower);
+    if (by) {
+      const channels = [
+        ...new Set(
+          by[1]!.split(/\s*(?:,|\bor\b|\band\b|\bnor\b)\s*/).map((verb) => CHANNEL_VERBS[verb.trim()]!),
+        ),
+      ];
+      plan.where.push({
+        field: "communications",
+        op: "eq",
+        value: 0,
+        of: [{ field: "channel", op: "in", value: channels }],
+      });
+      const names = channels.map((channel) => CHANNEL_NAMES[channel]!);
+      plan.said.push(`with no ${names.join(" or ")} (in or out)`);
+      reading.take(by.index, by.index + by[0].length);
       plan.structured.push("join");
       return;
     }

@@ -98,6 +98,53 @@ export const operators: Case[] = [
     );
     return { present: methods.map((row) => t.bold(row.n)) };
   }),
+  // 5. What a record does not have among its related records: a skill by name, conversations on a channel.
+  ...phrasings(
+    5,
+    [
+      "which candidates don't have typescript",
+      "who among the applicants doesnt have typescript",
+      "applicants without typescript",
+    ],
+    (t) =>
+      t.list(
+        "candidates",
+        "NOT EXISTS (SELECT 1 FROM skills k WHERE k.candidate_id = v.id AND lower(k.name) = 'typescript')",
+      ),
+  ),
+  ...phrasings(5, ["applicants without sql", "candidates that do not list sql"], (t) =>
+    t.list(
+      "candidates",
+      "NOT EXISTS (SELECT 1 FROM skills k WHERE k.candidate_id = v.id AND lower(k.name) = 'sql')",
+    ),
+  ),
+  ...phrasings(5, ["contacts we've never phoned", "contacts we have never called"], (t) =>
+    t.list(
+      "contacts",
+      "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.channel = 'call')",
+    ),
+  ),
+  ...phrasings(5, ["who have we never texted or called"], (t) =>
+    t.list(
+      "contacts",
+      "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.channel IN ('call', 'sms'))",
+    ),
+  ),
+  ...phrasings(
+    5,
+    ["which contacts have never reached out to us themselves", "contacts that never got in touch with us"],
+    (t) =>
+      t.list(
+        "contacts",
+        "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.direction = 'inbound')",
+      ),
+  ),
+  ...phrasings(5, ["who has never sent us an email", "contacts that have never emailed us"], (t) =>
+    t.list(
+      "contacts",
+      "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.direction = 'inbound' AND m.channel = 'email')",
+    ),
+  ),
   // 6. The payments of an invoice said by its number.
   ...phrasings(
     6,
