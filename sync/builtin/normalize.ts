@@ -169,6 +169,55 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:client|customer|contact)\s+(interactions?|touchpoints?|conversations?|communications?)\b/gi, "$1"],
   // "candidates who don't have typescript", "that do not list postgres": without it.
   [/\b(?:do|does|did)\s+not\s+(?:have|list)\s+(?:any\s+)?/gi, "without "],
+  // "doesn't matter if won or not", "no matter what status", "regardless of stage": every status.
+  [
+    /\b(?:(?:it\s+)?(?:does\s+not|doesnt)\s+matter\s+(?:if|whether)\s+(?:it\s+is\s+|they\s+are\s+|it\s+was\s+)?[\p{L}-]+(?:\s+or\s+not)?|no\s+matter\s+(?:what|which)\s+(?:status|stage)(?:\s+(?:they|it)\s+(?:are|is|were|was)\s+in)?(?:\s+now)?|regardless\s+of\s+(?:the\s+)?(?:status|stage)|whatever\s+(?:the\s+)?(?:status|stage)|(?:any|every|all)\s+(?:status|stage)(?:es|s)?)\b/giu,
+    "",
+  ],
+  // Comparisons said as prices: "cheaper than 1000", "pricier than 500".
+  [/\b(?:cheaper|less\s+expensive|lower\s+priced)\s+than\b/gi, "under"],
+  [/\b(?:pricier|dearer|more\s+expensive|higher\s+priced)\s+than\b/gi, "over"],
+  // "worth the most", "the most valuable": the biggest; "worth the least": the smallest.
+  [/\b(?:is|are)?\s*worth\s+the\s+most\b|\bthe\s+most\s+valuable\b|\bhighest[- ]value\b/gi, " the biggest"],
+  [/\b(?:is|are)?\s*worth\s+the\s+least\b|\bthe\s+least\s+valuable\b|\blowest[- ]value\b/gi, " the smallest"],
+  // "due the furthest out": the latest due.
+  [/\b(?:is\s+)?due\s+(?:the\s+)?(?:furthest|farthest)(?:\s+out)?\b/gi, "with the latest due date"],
+  // "month by month", "each month": per month.
+  [/\b(?:month|week|quarter|year)\s+by\s+(month|week|quarter|year)\b/gi, "per $1"],
+  [/\b(?:each|every)\s+(month|week|quarter|year)\b(?!\s+(?:of|in)\b)/gi, "per $1"],
+  // "on the hook for": owes.
+  [/\b(?:is|are)?\s*(?:still\s+)?on\s+the\s+hook\s+for\b/gi, " still owe"],
+  // Asides with no bearing on the question: "the small stuff basically", "in the system", "i mean".
+  [
+    /\b(?:in|on)\s+(?:the|our)\s+(?:system|books|records)\b|\b(?:on\s+file|on\s+record)\b(?=\s*[?.!]?\s*$)|\bi\s+mean\b|\b(?:the\s+)?small\s+stuff\b/gi,
+    "",
+  ],
+  [/\bppl\b/gi, "people"],
+  [/\b(?:the\s+|our\s+)?price\s*list\b/gi, "products"],
+  // "turned down for jobs", "hired for roles": the jobs are the candidates'.
+  [
+    /\b(turn(?:ed)?\s+down|reject(?:ed)?|hired?)\s+for\s+(?:the\s+)?(?:jobs?|roles?|positions?|openings?)\b/gi,
+    "$1",
+  ],
+  // "have not had a single payment", "never got one payment": none.
+  [/\b(?:have|has|had)\s+not\s+(?:had|got|gotten|received)\s+(?:a\s+single|any|one)\s+/gi, "with no "],
+  // "sitting in our pipeline the longest": the oldest.
+  [
+    /\b(?:has|have)\s+been\s+(?:sitting|waiting|stuck|hanging\s+around|around)\s+(?:in\s+(?:our|the)\s+pipeline\s+)?(?:the\s+)?longest\b/gi,
+    "is the oldest",
+  ],
+  // "the skills people list", "skills candidates claim": the skills.
+  [
+    /\bskills\s+(?:that\s+)?(?:people|ppl|candidates|applicants|they|folks)\s+(?:list|claim|have|put\s+down)\b/gi,
+    "skills",
+  ],
+  // "calls, emails etc": every kind of conversation.
+  [
+    /\b(?:calls?|e-?mails?|meetings?|texts?)(?:\s*(?:,|and|&|\/)\s*(?:calls?|e-?mails?|meetings?|texts?))+\s*,?\s*(?:etc\.?|and\s+so\s+on|and\s+stuff|and\s+whatnot)/gi,
+    "communications",
+  ],
+  // "(the candidate)", "(the contact)": a clarifier the names already carry.
+  [/\(\s*the\s+(?:candidate|candiate|applicant|contact|client|customer)\s*\)/gi, ""],
   // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
   [/(?<=\s)em\b/gi, "them"],
   // "payment-wise", "contacts wise": the noun is the resource.
@@ -329,6 +378,14 @@ export function normalize(message: string): Normalized {
     .trim();
   for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
   for (const [pattern, replacement] of OPERATORS) text = text.replace(pattern, replacement);
+  // "on avg how much is owed per unpaid invoice": with an average, "per invoice" is what it is over.
+  if (/\b(?:avg|average|mean|typical(?:ly)?)\b/i.test(text))
+    text = text.replace(
+      /\bper\s+((?:[\p{L}-]+\s+)?(?:invoices?|deals?|payments?|candidates?|contacts?|products?|skills?))\b(?!\s+(?:stage|status|type|method|source|month|week|quarter|year|client|customer|contact|company|level|channel|currency|position|role|name)s?\b)/giu,
+      "$1",
+    );
+  // "per month so far this year, per month" (from "each month … month by month"): said once.
+  text = text.replace(/\b(per (month|week|quarter|year))\b(.*?)[\s,]*\bper \2\b/gi, "$1$3");
   text = monthRuns(text);
   text = text.replace(/\p{L}{5,}/gu, corrected);
   const asked = /\?\s*$/.test(text);

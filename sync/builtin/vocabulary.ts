@@ -57,6 +57,9 @@ export const DEAL_STAGE_WORDS: ReadonlyArray<[string, readonly DealStage[]]> = [
   ["open", ["lead", "qualified", "proposal"]],
   ["active", ["lead", "qualified", "proposal"]],
   ["in progress", ["lead", "qualified", "proposal"]],
+  ["still alive", ["lead", "qualified", "proposal"]],
+  ["alive", ["lead", "qualified", "proposal"]],
+  ["live", ["lead", "qualified", "proposal"]],
 ];
 
 export const LIFECYCLE_WORDS: ReadonlyArray<[string, readonly LifecycleStage[]]> = [

@@ -314,8 +314,11 @@ export async function answerQuery(
   const named: string[] = [];
   const unknown: string[] = [];
   const broad: string[] = [];
+  // "biggest deal we lost? still stings": after the question mark, words that name nothing are a remark.
+  const asked = ctx.analysis.norm.text.lastIndexOf("?");
   for (const run of plan.names) {
     const resolved = await resolveName(ctx, plan.resource, run.text);
+    if (!resolved && asked >= 0 && run.start > asked && !run.negated) continue;
     if (resolved === "too many") broad.push(run.text);
     else if (resolved && run.negated) {
       // "excluding Kestrel": none of the records the name stands for.

@@ -365,7 +365,7 @@ function paymentMethods(reading: Reading, plan: QueryPlan): void {
   found.sort((a, b) => a.start - b.start);
   const first = found[0]!;
   const lead =
-    /\b(?:(not|never|non|except|excluding|other than)\s+(?:made\s+|paid\s+)?)?(?:(?:by|with|via|paid by|made by|paid with|paid via)\s+)?(?:a\s+|an\s+)?$/.exec(
+    /\b(?:(not|never|non|except|excluding|other than)\s+(?:(?:made|paid|come|came|arrive|arrived|sent|received|get|got)\s+(?:in\s+)?)?)?(?:(?:by|with|via|through|paid by|made by|paid with|paid via)\s+)?(?:a\s+|an\s+)?$/.exec(
       lower.slice(Math.max(0, first.start - 30), first.start),
     );
   const negated = lead?.[1] !== undefined;

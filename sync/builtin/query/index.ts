@@ -20,8 +20,18 @@ import { parseQuery } from "./parse.ts";
  */
 
 /** The conditions a list remembered by the intents stands for, when each of its filters has a field. */
-function conditionsOf(list: ListMemory): Condition[] | undefined {
+function conditionsOf(list: ListMemory, memory?: Memory): Condition[] | undefined {
   if (list.where) return list.where;
+  // "invoices for Helios Energy": the intents searched for the client they named; that is its invoices.
+  const client = memory?.slots.subject?.client;
+  if (
+    list.q &&
+    list.resource === "invoices" &&
+    client &&
+    list.q === client &&
+    Object.keys(list.filters).length === 0
+  )
+    return [{ field: "client", op: "eq", value: client }];
   const fields = FIELDS[list.resource];
   const conditions: Condition[] = [];
   for (const [name, raw] of Object.entries(list.filters)) {
@@ -39,11 +49,14 @@ function conditionsOf(list: ListMemory): Condition[] | undefined {
 }
 
 /**
- * An intents' list leaves filters, not words: its window said from the bounds it kept
- * ("received 2026-03-01 to 2026-03-18"), so a refinement of it still says what it is over.
+ * An intents' list leaves filters, not words: its client and its window said from the conditions it
+ * kept ("of Helios Energy", "received 2026-03-01 to 2026-03-18"), so a refinement of it still says
+ * what it is over.
  */
 function boundsSaid(where: readonly Condition[]): string[] {
   const said: string[] = [];
+  for (const condition of where)
+    if (condition.field === "client" && condition.op === "eq") said.push(`of ${String(condition.value)}`);
   const fields = new Set(where.filter((c) => /_(at|date)$/.test(c.field)).map((c) => c.field));
   for (const field of fields) {
     const day = (op: string) => {
@@ -162,11 +175,11 @@ function unreadable(): Answer {
 }
 
 const REFERS =
-  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b|^(?:and\s+|now\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\s+(?:that|it|this)\b/;
+  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b|^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b|^(?:and\s+|now\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\s+(?:that|it|this)\b/;
 
 export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null> {
   const list = ctx.memory?.list ?? (ctx.memory ? listOfSlots(ctx.memory) : undefined);
-  const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list) ?? []) : []);
+  const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list, ctx.memory) ?? []) : []);
   if (!plan) return BOUNDED.test(ctx.analysis.norm.lower) ? unreadable() : null;
   const lower = ctx.analysis.norm.lower;
   // "and the month before?": the intents ask their last question again over the period before.
@@ -197,7 +210,7 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     if (profile) return profile;
   }
   if (refines) {
-    const where = conditionsOf(list);
+    const where = conditionsOf(list, ctx.memory);
     if (where) {
       // "which of them closed this month" after won deals: "closed" is the verb of the window, and a
       // status broader than the list's (won or lost ⊇ won) narrows nothing: the list's stays.
@@ -226,7 +239,12 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       const adjectives = fields.has("status") || fields.has("stage") ? [] : (list.adjectives ?? []);
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
-    if (plan.structured.length === 0) return null;
+    // "which are still unpaid" leans on the list before as a whole: never answered as a new question.
+    if (
+      plan.structured.length === 0 &&
+      !/^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b/.test(lower)
+    )
+      return null;
     // The list before cannot be narrowed in query terms: answering afresh would drop what it was.
     return {
       reply:

@@ -3,7 +3,7 @@ import { escapeRegExp } from "../vocabulary.ts";
 import { GROUP_FIELDS } from "./aggregates.ts";
 import type { Amount } from "./amounts.ts";
 import { phrases, type QueryPlan, type Reading } from "./reading.ts";
-import { AGE_FIELD, MONEY_FIELD, OWED, SUPERLATIVES } from "./words.ts";
+import { AGE_FIELD, DATE_FIELD_LABEL, DATE_FIELD_WORDS, MONEY_FIELD, OWED, SUPERLATIVES } from "./words.ts";
 
 /**
  * The order a question asks for, and how many: "the biggest invoice", "top 5 deals", "sort them
@@ -168,6 +168,53 @@ export function nextDue(reading: Reading, plan: QueryPlan): boolean {
   return true;
 }
 
+/** Words that put a date first or last: "the latest due date", "due soonest", "paid most recently". */
+const LATE = "latest|last|furthest|farthest|newest|most recent|most recently";
+const EARLY = "earliest|soonest|first|oldest|next";
+
+/**
+ * One record by one of its dates, the date named by its field's words: "the invoice with the latest due
+ * date", "which draft is due first", "the payment received most recently", "the skill verified first".
+ * A window is not an order: "due last week" is a window (windows.ts).
+ */
+export function dateOrder(reading: Reading, plan: QueryPlan): boolean {
+  const fields = DATE_FIELD_WORDS[plan.resource] ?? [];
+  for (const [word, field] of fields) {
+    const name = escapeRegExp(word);
+    const before = new RegExp(
+      `\\b(?:the\\s+)?(${LATE}|${EARLY})\\s+${name}(?:\\s+dates?)?\\b(?!\\s+(?:\\d|day|week|month|quarter|year))`,
+    ).exec(reading.lower);
+    const after = new RegExp(
+      `\\b${name}\\s+(?:the\\s+)?(${LATE}|${EARLY})\\b(?!\\s+(?:\\d|day|week|month|quarter|year|few|couple))`,
+    ).exec(reading.lower);
+    const match = before ?? after;
+    if (!match) continue;
+    const late = new RegExp(`^(?:${LATE})$`).test(match[1]!);
+    reading.take(match.index, match.index + match[0].length);
+    // "due next", "closing soonest": what is still to come, from today.
+    if (/^(?:next|soonest)$/.test(match[1]!) && (field === "due_date" || field === "expected_close_date")) {
+      plan.where.push({ field, op: "gte", value: reading.analysis.today });
+      const open =
+        field === "due_date"
+          ? { field: "status", values: ["open"] }
+          : { field: "stage", values: ["lead", "qualified", "proposal"] };
+      if (!plan.where.some((condition) => condition.field === open.field)) {
+        plan.where.push({ field: open.field, op: "in", value: open.values });
+        plan.adjectives.push("open");
+      }
+    }
+    plan.order = {
+      field,
+      descending: late,
+      said: `${late ? "last" : "first"} ${DATE_FIELD_LABEL[field] ?? word}`,
+    };
+    plan.limit = 1;
+    plan.structured.push("order");
+    return true;
+  }
+  return false;
+}
+
 /** "which deal is expected to close last", "what closes first": deals by their expected close date. */
 export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
   if (plan.resource !== "deals") return false;
@@ -178,6 +225,9 @@ export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
   if (!match) return false;
   const descending = /^(last|latest)$/.test(match[1]!);
   reading.take(match.index, match.index + match[0].length);
+  // "closing soonest": what is still to come, from today.
+  if (match[1] === "soonest")
+    plan.where.push({ field: "expected_close_date", op: "gte", value: reading.analysis.today });
   plan.order = {
     field: "expected_close_date",
     descending,

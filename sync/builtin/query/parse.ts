@@ -6,7 +6,7 @@ import { findPhrases } from "../vocabulary.ts";
 import { aggregates, groups } from "./aggregates.ts";
 import { amountsIn, comparisons, lateness } from "./amounts.ts";
 import { fieldValues, negations, STATUS_TABLES, statuses, tags } from "./filters.ts";
-import { closingOrder, latest, nextDue, ranking, sorting, superlatives } from "./orders.ts";
+import { closingOrder, dateOrder, latest, nextDue, ranking, sorting, superlatives } from "./orders.ts";
 import { phrases, type QueryPlan, type Reading, type Span } from "./reading.ts";
 import { NEVER_BY, NEVER_FROM, NEVER_TALKED, relatedNoun, relations } from "./relations.ts";
 import { windows } from "./windows.ts";
@@ -171,6 +171,7 @@ const SAID_BY_RESOURCE: Partial<Record<ResourceName, RegExp>> = {
   products: /\b(?:price|prices|priced|pricing|cost|costs|costing|charge|charges)\b/g,
   payments: /\b(?:received|receive|collected|came in|taken|made|cash)\b/g,
   deals: /\bhow (?:big|large|much)\b/g,
+  communications: /\b(?:with\s+)?(?:people|anyone|folks)\b/g,
 };
 
 /** Sizes said beside a threshold ("small payments below 500", "cheap products under 200"): the threshold says it. */
@@ -387,7 +388,8 @@ export function parseQuery(
     !latest(reading, plan) &&
     !closingOrder(reading, plan) &&
     !nextDue(reading, plan) &&
-    !sorting(reading, plan)
+    !sorting(reading, plan) &&
+    !dateOrder(reading, plan)
   )
     superlatives(reading, plan, amounts);
   comparisons(reading, plan, amounts);

@@ -84,7 +84,8 @@ export const MONEY_FIELD: Partial<Record<ResourceName, string>> = {
 };
 
 /** Words that ask what is still owed on an invoice, not its whole amount. */
-export const OWED = /\b(owe|owes|owed|owing|balance|left to pay|still due)\b/;
+export const OWED =
+  /\b(owe|owes|owed|owing|balance|left to pay|still due)\b|\bhow much (?:is |was |remains )?(?:still )?(?:outstanding|unpaid|open)\b/;
 
 /** The currency codes a message may write, as a pattern (`|` between them). */
 export const CURRENCY_CODES = "eur|usd|gbp|chf|jpy|cad|aud";

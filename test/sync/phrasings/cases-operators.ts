@@ -145,6 +145,66 @@ export const operators: Case[] = [
       "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.direction = 'inbound' AND m.channel = 'email')",
     ),
   ),
+  // 2. One record by a date ("the latest due date", "due soonest": from today), any status said away.
+  ...phrasings(2, ["inv with the latest due date?", "which invoice is due the furthest out"], (t) =>
+    t.top("invoices", "true", "due_date", 1),
+  ),
+  ...phrasings(2, ["among paid invoices which one was due earliest", "the paid invoice due first"], (t) =>
+    t.top("invoices", "s = 'paid'", "due_date", 1, "asc"),
+  ),
+  ...phrasings(2, ["which invoice is due next", "the invoice due soonest"], (t) =>
+    t.top("invoices", "s = 'open' AND due_date >= $2::date", "due_date", 1, "asc"),
+  ),
+  ...phrasings(
+    2,
+    ["which payment came in first, ever", "whats the first payment we ever got in the system"],
+    (t) =>
+      t.top("payments", "true", "received_at", 1, "asc").then(async (top) => ({
+        present: await t
+          .sql<{ a: string; c: string }>(
+            "SELECT amount::text AS a, trim(currency) AS c FROM payments WHERE org_id = $1 ORDER BY received_at LIMIT 1",
+          )
+          .then((rows) => rows.map((row) => t.money(row.a, row.c))),
+        absent: top.absent,
+      })),
+  ),
+  ...phrasings(
+    2,
+    ["top 3 deals by value, doesnt matter if won or not", "3 biggest deals regardless of stage"],
+    (t) => t.top("deals", "true", "value", 3),
+  ),
+  ...phrasings(2, ["biggest deal we lost? still stings"], (t) =>
+    t.top("deals", "stage = 'lost'", "value", 1),
+  ),
+  ...phrasings(2, ["which applicant has been sitting in our pipeline the longest"], (t) =>
+    t.top("candidates", "true", "created_at", 1, "asc"),
+  ),
+  // 1. Comparisons said as prices, "alive" deals.
+  ...phrasings(1, ["anything in the price list cheaper than 1000?", "products cheaper than 1,000"], (t) =>
+    t.list("products", "price < 1000"),
+  ),
+  ...phrasings(1, ["deals under 5k that are still alive"], (t) =>
+    t.list("deals", `${OPEN_DEAL} AND value < 5000`),
+  ),
+  // 3. An average per record said as "per invoice"; "the skills people list".
+  ...phrasings(3, ["on avg how much is still owed per unpaid invoice"], async (t) => ({
+    present: await t.average("invoices", "owed", UNPAID),
+  })),
+  ...phrasings(3, ["what fraction of the skills ppl list have we actually verified"], (t) =>
+    t.share("skills", "status = 'verified'").then((present) => ({ present })),
+  ),
+  // 5. Turned down for jobs; not come by a method; not a single payment.
+  ...phrasings(5, ["who did we turn down for jobs"], (t) => t.list("candidates", "status = 'rejected'")),
+  ...phrasings(5, ["payments that didnt come by bank transfer"], (t) =>
+    t.list("payments", "method <> 'bank_transfer'"),
+  ),
+  ...phrasings(5, ["how many unpaid invoices havent had a single payment against them"], async (t) => ({
+    present: [t.bold(await t.count("invoices", `${UNPAID} AND amount_paid = 0`))],
+  })),
+  // 6. What a client is "on the hook for".
+  ...phrasings(6, ["how much is acme logistics still on the hook for"], async (t) => ({
+    present: await t.total("invoices", "owed", `${UNPAID} AND client = 'Acme Logistics'`),
+  })),
   // 6. The payments of an invoice said by its number.
   ...phrasings(
     6,
@@ -160,6 +220,17 @@ export const operators: Case[] = [
         "deals",
         "stage = 'qualified' AND expected_close_date >= '2026-04-01' AND expected_close_date < '2026-05-01'",
       ),
+  ),
+  ...followUps(["invoices for helios energy"], ["which are still unpaid"], (t) =>
+    t.list("invoices", `${UNPAID} AND client = 'Helios Energy'`),
+  ),
+  ...followUps(["deals closing in april"], ["which is worth the most"], (t) =>
+    t.top(
+      "deals",
+      `${OPEN_DEAL} AND expected_close_date >= '2026-04-01' AND expected_close_date < '2026-05-01'`,
+      "value",
+      1,
+    ),
   ),
   ...followUps(["payments above a thousand"], ["leave out bank transfers"], (t) =>
     t.list("payments", "amount > 1000 AND method <> 'bank_transfer'"),
