@@ -65,6 +65,8 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/\bmtg\b/gi, "meeting"],
   [/\bincl\b\.?/gi, "including"],
   [/\b(they|you)re\b/gi, "$1 are"],
+  [/\b(we|they|you)ve\b/gi, "$1 have"],
+  [/\bive\b(?=\s+(?:got|been|had|sent|seen|paid|done|never))/gi, "i have"],
   [/\bopps\b/gi, "opportunities"],
   [/\bopp\b/gi, "opportunity"],
   [/\bwks?\b/gi, "week"],
@@ -200,7 +202,10 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     "$1",
   ],
   // "have not had a single payment", "never got one payment": none.
-  [/\b(?:have|has|had)\s+not\s+(?:had|got|gotten|received)\s+(?:a\s+single|any|one)\s+/gi, "with no "],
+  [
+    /\b(?:have|has|had)\s+not\s+(?:had|got|gotten|received)\s+(?:a\s+single|any|one)\s+(?!(?:cent|penny|dime|thing)\b)/gi,
+    "with no ",
+  ],
   // "sitting in our pipeline the longest": the oldest.
   [
     /\b(?:has|have)\s+been\s+(?:sitting|waiting|stuck|hanging\s+around|around)\s+(?:in\s+(?:our|the)\s+pipeline\s+)?(?:the\s+)?longest\b/gi,
@@ -213,11 +218,33 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   // "calls, emails etc": every kind of conversation.
   [
-    /\b(?:calls?|e-?mails?|meetings?|texts?)(?:\s*(?:,|and|&|\/)\s*(?:calls?|e-?mails?|meetings?|texts?))+\s*,?\s*(?:etc\.?|and\s+so\s+on|and\s+stuff|and\s+whatnot)/gi,
+    /\b(?:calls?|e-?mails?|meetings?|texts?)(?:(?:\s*(?:,|and|&|\/)\s*|\s+)(?:calls?|e-?mails?|meetings?|texts?))+\s*,?\s*(?:etc\.?|and\s+so\s+on|and\s+stuff|and\s+whatnot)/gi,
     "communications",
   ],
   // "(the candidate)", "(the contact)": a clarifier the names already carry.
   [/\(\s*the\s+(?:candidate|candiate|applicant|contact|client|customer)\s*\)/gi, ""],
+  // "still hanging around", "small fry": what is still there, said with a shrug.
+  [/\b(?:still\s+)?hanging\s+around\b|\bsmall\s+fry\b/gi, ""],
+  // "median not mean", "the balance, not the full amount": the first reading, the other ruled out.
+  [
+    /\b(median|average|mean|balance|owed|outstanding|total|amount|count),?\s+not\s+(?:the\s+)?(?:median|average|mean|balance|owed|outstanding|full\s+(?:amount|amt|total)|whole\s+(?:amount|amt)|total|amount|amt|count)\b/gi,
+    "$1",
+  ],
+  // "candidate skills": the skills.
+  [/\b(?:candidate|applicant)s?'?\s+skills\b/gi, "skills"],
+  // "how many people applied": candidates.
+  [
+    /\b(?:people|ppl|folks|persons)\s+(?:who\s+|that\s+)?(?:have\s+)?(applied|apply|applying)\b/gi,
+    "candidates $1",
+  ],
+  // "candidates with nothing verified": no verified skills.
+  [/\b(?:have|has|with)\s+nothing\s+verified\b/gi, "with no verified skills"],
+  // "invoices where we haven't received a single cent": no payment on them (a client who never paid is a
+  // question about clients, not read here).
+  [
+    /(?<=\b(?:invoices?|invs?|bills?)\b.*)\b(?:not|never)\s+(?:yet\s+)?(?:received|got|gotten|been\s+paid|paid(?:\s+us)?)\s+(?:a\s+(?:single\s+)?(?:cent|penny|dime|thing)|anything|a\s+thing)\b/gi,
+    "with no payments",
+  ],
   // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
   [/(?<=\s)em\b/gi, "them"],
   // "payment-wise", "contacts wise": the noun is the resource.

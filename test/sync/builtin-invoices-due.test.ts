@@ -204,7 +204,21 @@ describe("what is still owed", () => {
     expectRead(await h.ask(phrase), [client, ...(await owedTexts(truth, "client = $3", [client]))], phrase);
   });
 
-  it.each(["Who owes us the most?", "which clients owe us money?", "outstanding by client"])(
+  it("Who owes us the most?: the one client at the top, with what it owes", async () => {
+    const [top] = await h.sql<{ client: string; currency: string; owed: string }>(
+      `SELECT client, trim(currency) AS currency, sum(amount - amount_paid)::text AS owed FROM invoices
+        WHERE org_id = $1 AND status IN ('open', 'overdue') GROUP BY 1, 2 ORDER BY sum(amount - amount_paid) DESC, client LIMIT 2`,
+    );
+    const asked = await h.ask("Who owes us the most?");
+    expectRead(asked, [`**${top!.client}** owes the most: **${money(top!.owed, top!.currency)}**`]);
+    const [, second] = await h.sql<{ client: string }>(
+      `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'overdue')
+        GROUP BY client ORDER BY sum(amount - amount_paid) DESC, client LIMIT 2`,
+    );
+    expect(asked.reply).not.toContain(second!.client);
+  });
+
+  it.each(["which clients owe us money?", "outstanding by client", "which clients owe us the most"])(
     "%s: what each client owes, largest first",
     async (phrase) => {
       const rows = await h.sql<{ client: string; currency: string; owed: string }>(

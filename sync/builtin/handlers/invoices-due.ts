@@ -182,6 +182,18 @@ function owedByClient(ctx: PlanContext, set: InvoiceSet): Answer {
   );
   const head = `**${totalsText(set.outstanding)}** is still owed on **${plural(set.total, "unpaid invoice")}**, by client:`;
   const memory = remember(ctx, "outstanding");
+  // "who owes us the most": one client, the one at the top ("which clients owe the most" lists them).
+  const one =
+    /\b(?:who|which (?:client|customer|company))\b(?:\s+\w+){0,3}\s+(?:the\s+)?most\b/.test(
+      ctx.analysis.norm.lower,
+    ) && !/\b(?:top|clients|customers|companies)\b/.test(ctx.analysis.norm.lower);
+  if (one && rows[0]) {
+    const top = rows[0];
+    return {
+      reply: `**${top.client}** owes the most: **${money(top.total, top.currency)}** on ${plural(top.amounts.length, "unpaid invoice")} (of **${totalsText(set.outstanding)}** owed in all).`,
+      memory,
+    };
+  }
   return {
     reply: `${head}\n\n${lines.slice(0, 10).join("\n")}${rows.length > 10 ? `\n…and ${rows.length - 10} more` : ""}`,
     memory,

@@ -50,9 +50,14 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
   }
   const words = phrases(reading, AGGREGATE_WORDS);
   const fns = new Set<AggregateWord>();
+  // "the typical payment — median not mean": a vague word beside a precise one is the precise one.
+  const precise = words.some(
+    (found) => found.phrase !== "typical" && found.value !== "sum" && found.value !== "count",
+  );
   for (const found of words) {
-    fns.add(found.value);
     reading.take(found.start, found.end);
+    if (precise && found.phrase === "typical") continue;
+    fns.add(found.value);
     // "Riverbend Coffee balance due": what one client owes, which the intents read as a due date.
     if (found.phrase === "balance due") plan.structured.push("aggregate");
   }
@@ -61,7 +66,10 @@ export function aggregates(reading: Reading, plan: QueryPlan): void {
   );
   // "the min and max amount": two figures of one kind asked at once; the plan answers one, so the
   // other is a word it did not read.
-  const figures = words.filter((found) => ["avg", "median", "min", "max"].includes(found.value));
+  const figures = words.filter(
+    (found) =>
+      ["avg", "median", "min", "max"].includes(found.value) && !(precise && found.phrase === "typical"),
+  );
   const other = figures.find((found) => found.value !== pick);
   if (other && pick && pick !== "sum" && pick !== "count") plan.leftover.push(other.phrase);
   // "revenue last quarter": money received is added up ("payments by month" is, in answer.ts).

@@ -182,11 +182,20 @@ export function comparisons(reading: Reading, plan: QueryPlan, amounts: Amount[]
       plan.leftover.push(summed[1]!);
       reading.take(summed.index, summed.index + summed[0].length);
     }
-    const field = resource === "invoices" && OWED.test(lower) ? "outstanding" : moneyField;
+    // "already got more than 1500 in", "paid over 1k so far": what has been paid of it.
+    const paidBefore = /\b(?:paid|got|gotten|received|collected)\s+(?:already\s+|so\s+far\s+)?$/.test(
+      lower.slice(Math.max(0, start - 30), start),
+    );
+    const paidAfter = /^\s+(?:in|paid)\b/.exec(lower.slice(end));
+    const paid =
+      resource === "invoices" &&
+      (paidBefore || (paidAfter !== null && /\b(?:got|received|collected)\b/.test(lower)));
+    if (paid && paidAfter) end += paidAfter[0].length;
+    const field = paid ? "paid" : resource === "invoices" && OWED.test(lower) ? "outstanding" : moneyField;
     plan.where.push({ field, op, value: amount.value });
     if (amount.currency) plan.where.push({ field: "currency", op: "eq", value: amount.currency });
     plan.said.push(
-      `${field === "outstanding" ? "owing " : ""}${COMPARISON_WORDS[op]} ${moneySaid(amount.value, amount.currency)}`,
+      `${field === "outstanding" ? "owing " : field === "paid" ? "paid " : ""}${COMPARISON_WORDS[op]} ${moneySaid(amount.value, amount.currency)}`,
     );
     reading.take(start, end);
     used.add(amount);

@@ -314,8 +314,9 @@ export async function answerQuery(
   const named: string[] = [];
   const unknown: string[] = [];
   const broad: string[] = [];
-  // "biggest deal we lost? still stings": after the question mark, words that name nothing are a remark.
-  const asked = ctx.analysis.norm.text.lastIndexOf("?");
+  // "biggest deal we lost? still stings", "… under 1k - might write off": after the question mark or a
+  // dash, words that name nothing are a remark.
+  const asked = Math.max(-1, ...[...ctx.analysis.norm.text.matchAll(/\?|\s-(?=[\s,])/g)].map((m) => m.index));
   for (const run of plan.names) {
     const resolved = await resolveName(ctx, plan.resource, run.text);
     if (!resolved && asked >= 0 && run.start > asked && !run.negated) continue;
@@ -424,18 +425,20 @@ export async function answerQuery(
       reply += `\nWith: ${names.map((name) => `**${name}**`).join(", ")}`;
     }
   }
-  // A figure about a named record ("how much did the Meridian deal close for") shows the record too.
+  // A figure about a named record ("how much did the Meridian deal close for") shows the record too;
+  // a count of ten or fewer shows which they are ("how many invoices got paid off this month").
+  const counted = result.mode === "aggregate" && result.fn === "count" && result.total <= 10;
   if (
-    named.length > 0 &&
+    (named.length > 0 || counted) &&
     result.mode === "aggregate" &&
     result.total > 0 &&
-    result.total <= 5 &&
+    (result.total <= 5 || counted) &&
     !plan.groupBy
   ) {
     const records = await ctx.read<QueryResult>("query_records", {
       resource: plan.resource,
-      where,
-      limit: 5,
+      where: args.where ?? where,
+      limit: 10,
     });
     if (records.mode === "records") {
       reply += `\n${bullets(records.records.map((record) => lineOf(plan.resource, record, ctx.turn.today)))}`;

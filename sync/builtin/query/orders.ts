@@ -182,7 +182,7 @@ export function dateOrder(reading: Reading, plan: QueryPlan): boolean {
   for (const [word, field] of fields) {
     const name = escapeRegExp(word);
     const before = new RegExp(
-      `\\b(?:the\\s+)?(${LATE}|${EARLY})\\s+${name}(?:\\s+dates?)?\\b(?!\\s+(?:\\d|day|week|month|quarter|year))`,
+      `\\b(?:the\\s+)?(${LATE}|${EARLY})(?:\\s+out)?\\s+${name}(?:\\s+dates?)?\\b(?!\\s+(?:\\d|day|week|month|quarter|year))`,
     ).exec(reading.lower);
     const after = new RegExp(
       `\\b${name}\\s+(?:the\\s+)?(${LATE}|${EARLY})\\b(?!\\s+(?:\\d|day|week|month|quarter|year|few|couple))`,

@@ -201,6 +201,53 @@ export const operators: Case[] = [
   ...phrasings(5, ["how many unpaid invoices havent had a single payment against them"], async (t) => ({
     present: [t.bold(await t.count("invoices", `${UNPAID} AND amount_paid = 0`))],
   })),
+  // 1, 3, 5. Contractions without their apostrophe ("weve"), what was paid in, a remark after a dash,
+  // a vague figure beside a precise one, "nothing verified", "not a single cent" on invoices.
+  ...phrasings(
+    1,
+    ["part paid invoices where weve already got more than 1500 in but theyre not settled"],
+    (t) => t.list("invoices", `${UNPAID} AND amount_paid > 1500`),
+  ),
+  ...phrasings(1, ["overdue invoices where they owe us less than 1k — small fry, might write off"], (t) =>
+    t.list("invoices", "s = 'overdue' AND owed < 1000"),
+  ),
+  ...phrasings(3, ["whats the typical payment we get - median not mean"], async (t) => {
+    const present = await t.median("payments", "amount");
+    const mean = await t.average("payments", "amount");
+    return { present, absent: mean.filter((value) => !present.includes(value)) };
+  }),
+  ...phrasings(
+    3,
+    ["on average how much is still owed per unpaid invoice, balance not the full amt"],
+    async (t) => ({
+      present: await t.average("invoices", "owed", UNPAID),
+      absent: await t.average("invoices", "amount", UNPAID),
+    }),
+  ),
+  ...phrasings(5, ["which candidates have nothing verified yet"], (t) =>
+    t.list(
+      "candidates",
+      "NOT EXISTS (SELECT 1 FROM skills k WHERE k.candidate_id = v.id AND k.status = 'verified')",
+    ),
+  ),
+  ...phrasings(5, ["unpaid invs where we havent received a single cent"], (t) =>
+    t.list("invoices", `${UNPAID} AND amount_paid = 0`),
+  ),
+  ...phrasings(4, ["how many invoices got paid off this month"], (t) =>
+    t.list("invoices", "s = 'paid' AND paid_at >= '2026-03-01' AND paid_at < '2026-04-01'"),
+  ),
+  ...phrasings(4, ["how many ppl applied this month"], async (t) => ({
+    present: [
+      t.bold(await t.count("candidates", "created_at >= '2026-03-01' AND created_at < '2026-04-01'")),
+    ],
+  })),
+  ...phrasings(2, ["who owes us the most money at the moment"], async (t) => {
+    const owed = await t.sql<{ client: string }>(
+      `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'overdue')
+        GROUP BY client ORDER BY sum(amount - amount_paid) DESC LIMIT 2`,
+    );
+    return { present: [owed[0]!.client], absent: [owed[1]!.client] };
+  }),
   // 6. What a client is "on the hook for".
   ...phrasings(6, ["how much is acme logistics still on the hook for"], async (t) => ({
     present: await t.total("invoices", "owed", `${UNPAID} AND client = 'Acme Logistics'`),
