@@ -245,6 +245,18 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     /(?<=\b(?:invoices?|invs?|bills?)\b.*)\b(?:not|never)\s+(?:yet\s+)?(?:received|got|gotten|been\s+paid|paid(?:\s+us)?)\s+(?:a\s+(?:single\s+)?(?:cent|penny|dime|thing)|anything|a\s+thing)\b/gi,
     "with no payments",
   ],
+  // "by the end of this quarter": within it.
+  [/\b(?:by|before|until|till)\s+(?:the\s+)?end\s+of\s+(?:this|the)\s+(month|quarter|year)\b/gi, "this $1"],
+  // "across everything in the crm", "in our database": every record, which a question asks anyway.
+  [
+    /\b(?:across|of|over)\s+(?:everything|all\s+of\s+them|the\s+lot)\b|\b(?:in|on)\s+(?:the|our)\s+(?:crm|database|db)\b/gi,
+    "",
+  ],
+  // "like emails calls everything": every kind of conversation.
+  [
+    /\b(?:like\s+)?(?:calls?|e-?mails?|meetings?|texts?)(?:(?:\s*(?:,|and|&|\/)\s*|\s+)(?:calls?|e-?mails?|meetings?|texts?))*(?:\s*,?\s*(?:and\s+)?)(?:everything|anything|all\s+of\s+it|whatever)\b/gi,
+    "communications",
+  ],
   // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
   [/(?<=\s)em\b/gi, "them"],
   // "payment-wise", "contacts wise": the noun is the resource.

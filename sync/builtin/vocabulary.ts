@@ -32,6 +32,7 @@ export const INVOICE_STATUS_WORDS: ReadonlyArray<[string, readonly InvoiceStatus
   ["unsent", ["draft"]],
   ["voided", ["void"]],
   ["void", ["void"]],
+  ["voids", ["void"]],
   ["cancelled", ["void"]],
   ["canceled", ["void"]],
 ];

@@ -138,21 +138,102 @@ export async function invoiceDetail(ctx: PlanContext): Promise<Answer> {
 }
 
 export async function topClients(ctx: PlanContext): Promise<Answer> {
-  const limit = Math.min(25, ctx.slots.limit ?? 5);
+  // "which client paid us the most": one; "top clients", "which clients": five unless a number is said.
+  const lower = ctx.analysis.norm.lower;
+  const one =
+    /\b(?:which|what)\s+(?:client|customer|company)\b(?!s)|^who\b/.test(lower) &&
+    !/\b(?:top|clients|customers|companies)\b|\d/.test(lower);
+  const limit = Math.min(25, ctx.slots.limit ?? (one ? 1 : 5));
   const period = ctx.slots.past;
-  const args = {
-    limit,
-    ...(period ? { since: period.range.from, until: addDays(period.range.to, 1) } : {}),
-  };
-  const result = await ctx.read<TopClientsResult>("top_clients", args);
+  // "which client have we billed the most": what we invoiced them, not what they paid.
+  if (/\b(?:billed|invoiced|bill|invoice|billing|invoicing)\b/.test(lower) && !/\b(?:paid|pay)\b/.test(lower))
+    return billedByClient(ctx, period, limit);
+  if (period) return paidInPeriod(ctx, period, limit);
+  const result = await ctx.read<TopClientsResult>("top_clients", { limit });
   const memory = remember(ctx, "top_clients");
-  const when = period ? ` on invoices issued ${period.range.label}` : "";
-  if (result.clients.length === 0) return { reply: `No client has paid anything yet${when}.`, memory };
+  if (result.clients.length === 0) return { reply: "No client has paid anything yet.", memory };
   const lines = result.clients.map(
     (client, index) =>
       `${index + 1}. **${client.client}**: ${money(client.revenue, client.currency)} paid (${plural(client.invoices, "invoice")})`,
   );
-  const head = `Top ${plural(result.clients.length, "client")} by revenue (what they paid${when}):`;
+  const head =
+    limit === 1
+      ? "The client who paid the most (on all their invoices):"
+      : `Top ${plural(result.clients.length, "client")} by revenue (what they paid):`;
+  return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+}
+
+/** Clients by what we invoiced them (issued invoices that stand: open, overdue or paid), per currency. */
+async function billedByClient(
+  ctx: PlanContext,
+  period: PlanContext["slots"]["past"],
+  limit: number,
+): Promise<Answer> {
+  const result = await ctx.read<QueryResult>("query_records", {
+    resource: "invoices",
+    where: [
+      { field: "status", op: "in", value: ["open", "overdue", "paid"] },
+      ...(period
+        ? [
+            { field: "issued_at", op: "gte" as const, value: period.range.from },
+            { field: "issued_at", op: "lt" as const, value: addDays(period.range.to, 1) },
+          ]
+        : []),
+    ],
+    aggregate: { fn: "sum", field: "amount" },
+    group_by: "client",
+  });
+  const memory = remember(ctx, "top_clients");
+  const rows = result.mode === "records" ? [] : [...result.values].filter((row) => row.value !== null);
+  rows.sort((a, b) => Number(b.value) - Number(a.value) || String(a.key).localeCompare(String(b.key)));
+  const when = period ? ` issued ${period.range.label}` : "";
+  if (rows.length === 0) return { reply: `No client was invoiced${when}.`, memory };
+  const lines = rows
+    .slice(0, limit)
+    .map(
+      (row, index) =>
+        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} billed (${plural(row.count, "invoice")})`,
+    );
+  const head =
+    limit === 1
+      ? `The client we billed the most (invoices${when}, drafts and voids left out):`
+      : `Top ${plural(lines.length, "client")} by what we billed them (invoices${when}, drafts and voids left out):`;
+  return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+}
+
+/**
+ * Clients by what they paid in a period: the payments received from them then ("which client paid us
+ * the most in march" is money that came in in March, whenever its invoices were issued), per currency.
+ */
+async function paidInPeriod(
+  ctx: PlanContext,
+  period: NonNullable<PlanContext["slots"]["past"]>,
+  limit: number,
+): Promise<Answer> {
+  const result = await ctx.read<QueryResult>("query_records", {
+    resource: "payments",
+    where: [
+      { field: "received_at", op: "gte", value: period.range.from },
+      { field: "received_at", op: "lt", value: addDays(period.range.to, 1) },
+    ],
+    aggregate: { fn: "sum", field: "amount" },
+    group_by: "client",
+  });
+  const memory = remember(ctx, "top_clients");
+  const rows = result.mode === "records" ? [] : [...result.values].filter((row) => row.value !== null);
+  rows.sort((a, b) => Number(b.value) - Number(a.value) || String(a.key).localeCompare(String(b.key)));
+  const when = `in payments received ${period.range.label}`;
+  if (rows.length === 0) return { reply: `No client paid anything ${period.range.label}.`, memory };
+  const lines = rows
+    .slice(0, limit)
+    .map(
+      (row, index) =>
+        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} paid (${plural(row.count, "payment")})`,
+    );
+  const head =
+    limit === 1
+      ? `The client who paid the most ${when}:`
+      : `Top ${plural(lines.length, "client")} by what they paid ${when}:`;
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
 }
 

@@ -111,7 +111,8 @@ async function resolveName(
       const people = await matching(via, field, wanted);
       // More people of that name than a question can list: which one is meant is asked, not guessed.
       if (people.total > MAX_PEOPLE) return "too many";
-      if (people.mode === "records" && people.total > 0) {
+      // A name starts a word of theirs: "end" is not Riverbend Coffee.
+      if (people.mode === "records" && people.total > 0 && startsWords(people, field, wanted)) {
         const ids = people.records.map((record) => String(record.id));
         const labels = [...new Set(people.records.map((record) => str(record[field])))];
         return {

@@ -177,8 +177,35 @@ function unreadable(): Answer {
 const REFERS =
   /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b|^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b|^(?:and\s+|now\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\s+(?:that|it|this)\b/;
 
+/** "what are their emails", "their phone numbers" after a list of people. */
+const THEIR_DETAILS = /\btheir\s+(e-?mails?|email\s+addresses|phones?|phone\s+numbers?|numbers)\b/;
+
+/** The people of the list before, each with the detail asked for (an email, a phone). */
+async function detailsOf(ctx: PlanContext, list: ListMemory, detail: string): Promise<Answer | null> {
+  if (list.resource !== "contacts" && list.resource !== "candidates") return null;
+  const field = /mail/.test(detail) ? "email" : "phone";
+  const byId: Condition = { field: "id", op: "in", value: list.items.map((item) => item.id) };
+  const where = conditionsOf(list, ctx.memory) ?? [byId];
+  const found = await ctx.read<QueryResult>("query_records", { resource: list.resource, where, limit: 10 });
+  if (found.mode !== "records") return null;
+  const lines = found.records.map((record) => {
+    const value = record[field];
+    return `**${String(record.name)}**: ${typeof value === "string" && value ? value : `no ${field} on record`}`;
+  });
+  const more = found.total > lines.length ? `\n…and ${found.total - lines.length} more` : "";
+  return {
+    reply: `The ${field === "email" ? "emails" : "phone numbers"} of the ${found.total} ${list.resource} before:\n${bullets(lines, lines.length)}${more}`,
+    memory: { ...ctx.memory! },
+  };
+}
+
 export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null> {
   const list = ctx.memory?.list ?? (ctx.memory ? listOfSlots(ctx.memory) : undefined);
+  const their = THEIR_DETAILS.exec(ctx.analysis.norm.lower);
+  if (list && their) {
+    const details = await detailsOf(ctx, list, their[1]!);
+    if (details) return details;
+  }
   const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list, ctx.memory) ?? []) : []);
   if (!plan) return BOUNDED.test(ctx.analysis.norm.lower) ? unreadable() : null;
   const lower = ctx.analysis.norm.lower;

@@ -248,6 +248,36 @@ export const operators: Case[] = [
     );
     return { present: [owed[0]!.client], absent: [owed[1]!.client] };
   }),
+  // 2, 3, 4. The client billed the most (invoiced, not paid); paid the most in a month (payments received
+  // then); "by the end of this quarter"; "across everything in the crm"; "emails calls everything".
+  ...phrasings(2, ["which client have we billed the most"], async (t) => {
+    const billed = await t.sql<{ client: string }>(
+      `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'paid') AND trim(currency) = 'EUR'
+        GROUP BY client ORDER BY sum(amount) DESC LIMIT 2`,
+    );
+    return { present: [billed[0]!.client], absent: [billed[1]!.client] };
+  }),
+  ...phrasings(2, ["which client paid us the most in march"], async (t) => {
+    const paid = await t.sql<{ client: string }>(
+      `SELECT i.client FROM payments p JOIN invoices i ON i.id = p.invoice_id
+        WHERE p.org_id = $1 AND trim(p.currency) = 'EUR' AND p.received_at >= '2026-03-01' AND p.received_at < '2026-04-01'
+        GROUP BY i.client ORDER BY sum(p.amount) DESC LIMIT 2`,
+    );
+    return { present: [paid[0]!.client], absent: [paid[1]!.client] };
+  }),
+  ...phrasings(2, ["who have we been in touch with the most, like emails calls everything"], async (t) => {
+    const most = await t.sql<{ name: string }>(
+      `SELECT c.name FROM communications m JOIN contacts c ON c.id = m.contact_id WHERE m.org_id = $1
+        GROUP BY c.name ORDER BY count(*) DESC LIMIT 1`,
+    );
+    return { present: [most[0]!.name] };
+  }),
+  ...phrasings(3, ["median deal size across everything in the crm"], async (t) => ({
+    present: await t.median("deals", "value"),
+  })),
+  ...phrasings(4, ["which deals r supposed to close by the end of this quarter"], (t) =>
+    t.list("deals", "expected_close_date >= '2026-01-01' AND expected_close_date < '2026-04-01'"),
+  ),
   // 6. What a client is "on the hook for".
   ...phrasings(6, ["how much is acme logistics still on the hook for"], async (t) => ({
     present: await t.total("invoices", "owed", `${UNPAID} AND client = 'Acme Logistics'`),
@@ -279,6 +309,13 @@ export const operators: Case[] = [
       1,
     ),
   ),
+  ...followUps(["contacts who r still leads"], ["whats their emails"], async (t) => ({
+    present: (
+      await t.sql<{ email: string }>(
+        "SELECT email FROM contacts WHERE org_id = $1 AND lifecycle_stage = 'lead'",
+      )
+    ).map((row) => row.email),
+  })),
   ...followUps(["payments above a thousand"], ["leave out bank transfers"], (t) =>
     t.list("payments", "amount > 1000 AND method <> 'bank_transfer'"),
   ),
