@@ -143,8 +143,9 @@ export const topClients = {
   async run(ctx: ToolContext, args: TopClientsArgs) {
     const params: unknown[] = [ctx.orgId];
     let where = "org_id = $1 AND status <> 'void'";
-    if (args.since) where += ` AND created_at >= $${params.push(args.since)}::date`;
-    if (args.until) where += ` AND created_at < $${params.push(args.until)}::date`;
+    // The window is on the date an invoice was issued, as the arguments say (drafts have none).
+    if (args.since) where += ` AND issued_at >= $${params.push(args.since)}::date`;
+    if (args.until) where += ` AND issued_at < $${params.push(args.until)}::date`;
     const rows = await ctx.store.query<{ client: string; currency: string; revenue: string; n: number }>(
       `SELECT client, currency, sum(amount_paid)::text AS revenue, count(*)::int AS n FROM invoices WHERE ${where} ` +
         `GROUP BY client, currency HAVING sum(amount_paid) > 0 ORDER BY sum(amount_paid) DESC, client LIMIT $${params.push(args.limit ?? 5)}`,

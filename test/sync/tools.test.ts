@@ -66,6 +66,21 @@ describe.each(storeKinds())("SYNC tools on $name", (kind) => {
     expect(due.sources.length).toBe(Math.min(25, due.result.total));
   });
 
+  it("ranks clients by what they paid on the invoices issued in a window (top_clients)", async () => {
+    const expected = await sql<{ client: string; currency: string; revenue: string }>(
+      `SELECT client, trim(currency) AS currency, sum(amount_paid)::text AS revenue FROM invoices
+        WHERE org_id = $1 AND status <> 'void' AND issued_at >= '2026-02-01' AND issued_at < '2026-03-01'
+        GROUP BY client, currency HAVING sum(amount_paid) > 0 ORDER BY sum(amount_paid) DESC, client LIMIT 25`,
+    );
+    const top = await read<{ clients: Array<{ client: string; currency: string; revenue: string }> }>(
+      "top_clients",
+      { limit: 25, since: "2026-02-01", until: "2026-03-01" },
+    );
+    expect(top.result.clients.map((row) => [row.client, row.currency, row.revenue])).toEqual(
+      expected.map((row) => [row.client, row.currency, row.revenue]),
+    );
+  });
+
   it("groups counts and sums by status, stage, month and client", async () => {
     const stages = await sql<{ stage: string; n: number; value: string }>(
       "SELECT stage, count(*)::int AS n, sum(value)::text AS value FROM deals WHERE org_id = $1 GROUP BY stage ORDER BY stage",
