@@ -1,7 +1,9 @@
+import { sharedPhrasing } from "./phrasing.ts";
+
 /**
- * A message made comparable: typographic quotes straightened, contractions expanded, polite
- * filler dropped ("could you please", "I'd like to know"), then cut into tokens that keep their
- * place in the text. Case is kept in `text` (names and emails are written as given) and folded in
+ * A message made comparable: typographic quotes straightened, contractions expanded, the ways of
+ * speaking every question shares put in one form (phrasing.ts), polite filler dropped ("could you
+ * please", "I'd like to know"), then cut into tokens that keep their place in the text. Case is kept in `text` (names and emails are written as given) and folded in
  * `lower`, which has the same length, so an offset found in one is valid in the other.
  */
 
@@ -106,183 +108,6 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   // "non-draft", "non-customer": the negation as a word of its own.
   [/\bnon-(?=\p{L})/giu, "non "],
 ];
-
-/** A number as owners type it: "9600", "2,500", "$300", "€5k", "1.5k", "300 eur". */
-const FIGURE = String.raw`[$€£]?\d[\d,.]*(?:\s?k)?(?:\s?(?:eur|usd|gbp|euros?|dollars?|bucks|quid))?`;
-
-/**
- * Owners' ways of saying a bound, an exclusion or "them", rewritten to the one form the readers know:
- * "9600 or bigger" is "at least 9600", "leave out the dollar ones" is "excluding the dollar ones".
- * They belong to the language, not to one question: each serves every resource and field.
- */
-const OPERATORS: ReadonlyArray<[RegExp, string]> = [
-  // The number itself included: "9600 or bigger", "5k or more", "7+ units", "2,500 and up".
-  [
-    new RegExp(
-      String.raw`(${FIGURE})\s+(?:or|and)\s+(?:more|bigger|higher|greater|larger|above|over|up|upwards|upward)\b`,
-      "gi",
-    ),
-    "at least $1",
-  ],
-  [new RegExp(String.raw`(?<![\w.])(${FIGURE})\+(?!\w)`, "gi"), "at least $1"],
-  [
-    new RegExp(
-      String.raw`(${FIGURE})\s+(?:or|and)\s+(?:less|fewer|lower|smaller|below|under|down|downwards|cheaper)\b`,
-      "gi",
-    ),
-    "at most $1",
-  ],
-  // "anywhere from 5k up to 10k incl", "from 500 to 1,000": both ends included.
-  [
-    new RegExp(
-      String.raw`\b(?:anywhere\s+)?(?:from\s+)(${FIGURE})\s+(?:up\s+)?(?:to|until|till|through|-)\s+(${FIGURE})(?:\s*,?\s*(?:including|inclusive|incl\b\.?|included))?`,
-      "gi",
-    ),
-    "between $1 and $2",
-  ],
-  // Left out: "leave out the dollar ones", "leave helios out", "drafts and voids aside", "minus the voided ones".
-  [/\b(?:leave|leaving|leaves|keep|keeping)\s+out\b/gi, "excluding"],
-  [
-    /\b(?:leave|leaving|keep|keeping)\s+((?:the\s+)?[\p{L}\d-]+(?:\s+[\p{L}\d-]+)?)\s+out\b/giu,
-    "excluding $1",
-  ],
-  [/\b(?:put|set|putting|setting)\s+aside\b/gi, "excluding"],
-  [/\b([\p{L}-]+(?:\s+(?:and|n|or|&)\s+[\p{L}-]+)?)\s+aside\b/giu, "excluding $1"],
-  [/\bminus\s+(?=the\b|any\b|all\b)/gi, "excluding "],
-  // What stands between an exclusion and what it excludes: "except the ones we turned down" is "except
-  // turned down", "excluding the dollar ones" is "excluding dollar".
-  [
-    /\b(excluding|except(?:\s+for)?|other\s+than|besides|apart\s+from|but\s+not)\s+(?:the\s+|any\s+|all\s+)?(?:ones?\s+)?(?:(?:that|which|who)\s+(?:are|were|is|was|have\s+been|got|we)\s+|(?:we|they)\s+(?:have\s+)?)?/gi,
-    "$1 ",
-  ],
-  [/\b(excluding|except|besides)\s+([\p{L}-]+)\s+ones\b/giu, "$1 $2"],
-  // Narrowing the list before: "narrow to qualified", "filter it down to card payments", "limit to usd".
-  [
-    /\b(?:narrow|filter|limit|restrict|cut|trim|pare)(?:\s+(?:it|that|this|them|those|these|the list))?(?:\s+down)?\s+(?:to|by)\b/gi,
-    "only",
-  ],
-  // "break down payments by method": the grouping ("by …") says it.
-  // "break it down by method" splits the list before.
-  [/\b(?:break|breaking|broke)\s+(it|that|them|those|these|this)\s+(?:down|out)\b/gi, "split $1"],
-  [/\b(?:break|breaking|broke)\s+(?:down|out)\b\s*/gi, ""],
-  // "signed off", "checked off", "vetted": a skill verified.
-  [/\b(?:signed|checked)\s+off(?:\s+on)?\b|\bvetted\b/gi, "verified"],
-  // "client interactions", "customer touchpoints": the conversations with them.
-  [/\b(?:client|customer|contact)\s+(interactions?|touchpoints?|conversations?|communications?)\b/gi, "$1"],
-  // "candidates who don't have typescript", "that do not list postgres": without it.
-  [/\b(?:do|does|did)\s+not\s+(?:have|list)\s+(?:any\s+)?/gi, "without "],
-  // "doesn't matter if won or not", "no matter what status", "regardless of stage": every status.
-  [
-    /\b(?:(?:it\s+)?(?:does\s+not|doesnt)\s+matter\s+(?:if|whether)\s+(?:it\s+is\s+|they\s+are\s+|it\s+was\s+)?[\p{L}-]+(?:\s+or\s+not)?|no\s+matter\s+(?:what|which)\s+(?:status|stage)(?:\s+(?:they|it)\s+(?:are|is|were|was)\s+in)?(?:\s+now)?|regardless\s+of\s+(?:the\s+)?(?:status|stage)|whatever\s+(?:the\s+)?(?:status|stage)|(?:any|every|all)\s+(?:status|stage)(?:es|s)?)\b/giu,
-    "",
-  ],
-  // Comparisons said as prices: "cheaper than 1000", "pricier than 500".
-  [/\b(?:cheaper|less\s+expensive|lower\s+priced)\s+than\b/gi, "under"],
-  [/\b(?:pricier|dearer|more\s+expensive|higher\s+priced)\s+than\b/gi, "over"],
-  // "worth the most", "the most valuable": the biggest; "worth the least": the smallest.
-  [/\b(?:is|are)?\s*worth\s+the\s+most\b|\bthe\s+most\s+valuable\b|\bhighest[- ]value\b/gi, " the biggest"],
-  [/\b(?:is|are)?\s*worth\s+the\s+least\b|\bthe\s+least\s+valuable\b|\blowest[- ]value\b/gi, " the smallest"],
-  // "due the furthest out": the latest due.
-  [/\b(?:is\s+)?due\s+(?:the\s+)?(?:furthest|farthest)(?:\s+out)?\b/gi, "with the latest due date"],
-  // "month by month", "each month": per month.
-  [/\b(?:month|week|quarter|year)\s+by\s+(month|week|quarter|year)\b/gi, "per $1"],
-  [/\b(?:each|every)\s+(month|week|quarter|year)\b(?!\s+(?:of|in)\b)/gi, "per $1"],
-  // "on the hook for": owes.
-  [/\b(?:is|are)?\s*(?:still\s+)?on\s+the\s+hook\s+for\b/gi, " still owe"],
-  // Asides with no bearing on the question: "the small stuff basically", "in the system", "i mean".
-  [
-    /\b(?:in|on)\s+(?:the|our)\s+(?:system|books|records)\b|\b(?:on\s+file|on\s+record)\b(?=\s*[?.!]?\s*$)|\bi\s+mean\b|\b(?:the\s+)?small\s+stuff\b/gi,
-    "",
-  ],
-  [/\bppl\b/gi, "people"],
-  [/\b(?:the\s+|our\s+)?price\s*list\b/gi, "products"],
-  // "turned down for jobs", "hired for roles": the jobs are the candidates'.
-  [
-    /\b(turn(?:ed)?\s+down|reject(?:ed)?|hired?)\s+for\s+(?:the\s+)?(?:jobs?|roles?|positions?|openings?)\b/gi,
-    "$1",
-  ],
-  // "have not had a single payment", "never got one payment": none.
-  [
-    /\b(?:have|has|had)\s+not\s+(?:had|got|gotten|received)\s+(?:a\s+single|any|one)\s+(?!(?:cent|penny|dime|thing)\b)/gi,
-    "with no ",
-  ],
-  // "sitting in our pipeline the longest": the oldest.
-  [
-    /\b(?:has|have)\s+been\s+(?:sitting|waiting|stuck|hanging\s+around|around)\s+(?:in\s+(?:our|the)\s+pipeline\s+)?(?:the\s+)?longest\b/gi,
-    "is the oldest",
-  ],
-  // "the skills people list", "skills candidates claim": the skills.
-  [
-    /\bskills\s+(?:that\s+)?(?:people|ppl|candidates|applicants|they|folks)\s+(?:list|claim|have|put\s+down)\b/gi,
-    "skills",
-  ],
-  // "calls, emails etc": every kind of conversation.
-  [
-    /\b(?:calls?|e-?mails?|meetings?|texts?)(?:(?:\s*(?:,|and|&|\/)\s*|\s+)(?:calls?|e-?mails?|meetings?|texts?))+\s*,?\s*(?:etc\.?|and\s+so\s+on|and\s+stuff|and\s+whatnot)/gi,
-    "communications",
-  ],
-  // "(the candidate)", "(the contact)": a clarifier the names already carry.
-  [/\(\s*the\s+(?:candidate|candiate|applicant|contact|client|customer)\s*\)/gi, ""],
-  // "still hanging around", "small fry": what is still there, said with a shrug.
-  [/\b(?:still\s+)?hanging\s+around\b|\bsmall\s+fry\b/gi, ""],
-  // "median not mean", "the balance, not the full amount": the first reading, the other ruled out.
-  [
-    /\b(median|average|mean|balance|owed|outstanding|total|amount|count),?\s+not\s+(?:the\s+)?(?:median|average|mean|balance|owed|outstanding|full\s+(?:amount|amt|total)|whole\s+(?:amount|amt)|total|amount|amt|count)\b/gi,
-    "$1",
-  ],
-  // "candidate skills": the skills.
-  [/\b(?:candidate|applicant)s?'?\s+skills\b/gi, "skills"],
-  // "how many people applied": candidates.
-  [
-    /\b(?:people|ppl|folks|persons)\s+(?:who\s+|that\s+)?(?:have\s+)?(applied|apply|applying)\b/gi,
-    "candidates $1",
-  ],
-  // "candidates with nothing verified": no verified skills.
-  [/\b(?:have|has|with)\s+nothing\s+verified\b/gi, "with no verified skills"],
-  // "invoices where we haven't received a single cent": no payment on them (a client who never paid is a
-  // question about clients, not read here).
-  [
-    /(?<=\b(?:invoices?|invs?|bills?)\b.*)\b(?:not|never)\s+(?:yet\s+)?(?:received|got|gotten|been\s+paid|paid(?:\s+us)?)\s+(?:a\s+(?:single\s+)?(?:cent|penny|dime|thing)|anything|a\s+thing)\b/gi,
-    "with no payments",
-  ],
-  // "by the end of this quarter": within it.
-  [/\b(?:by|before|until|till)\s+(?:the\s+)?end\s+of\s+(?:this|the)\s+(month|quarter|year)\b/gi, "this $1"],
-  // "across everything in the crm", "in our database": every record, which a question asks anyway.
-  [
-    /\b(?:across|of|over)\s+(?:everything|all\s+of\s+them|the\s+lot)\b|\b(?:in|on)\s+(?:the|our)\s+(?:crm|database|db)\b/gi,
-    "",
-  ],
-  // "like emails calls everything": every kind of conversation.
-  [
-    /\b(?:like\s+)?(?:calls?|e-?mails?|meetings?|texts?)(?:(?:\s*(?:,|and|&|\/)\s*|\s+)(?:calls?|e-?mails?|meetings?|texts?))*(?:\s*,?\s*(?:and\s+)?)(?:everything|anything|all\s+of\s+it|whatever)\b/gi,
-    "communications",
-  ],
-  // "em" is "them": "open invoices with 1k left on em", "did we hire any of em".
-  [/(?<=\s)em\b/gi, "them"],
-  // "payment-wise", "contacts wise": the noun is the resource.
-  [/\b([\p{L}]{3,})[- ]wise\b/giu, "$1"],
-  // "since new year", "since the new year's": this year so far.
-  [/\bsince\s+(?:the\s+)?new\s+year(?:'?s)?(?:\s+day)?\b/gi, "this year so far"],
-];
-
-const MONTH_WORD =
-  "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
-const MONTH_RUN = new RegExp(
-  `\\b(?:${MONTH_WORD})(?:(?:\\s*,\\s*|\\s+|\\s*,?\\s*(?:and|&|\\/)\\s*)(?:${MONTH_WORD})\\b){2,}`,
-  "gi",
-);
-
-/** "jan feb mar", "jan, feb and mar": three months or more in a row are one window, "jan to mar". */
-function monthRuns(text: string): string {
-  return text.replace(MONTH_RUN, (run) => {
-    const months = run.match(new RegExp(`\\b(?:${MONTH_WORD})\\b`, "gi"))!;
-    const index = months.map((month) => MONTH_ORDER.indexOf(month.slice(0, 3).toLowerCase()));
-    const consecutive = index.every((month, i) => i === 0 || month === index[i - 1]! + 1);
-    return consecutive ? `${months[0]} to ${months[months.length - 1]}` : run;
-  });
-}
-
-const MONTH_ORDER = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
 /** Requests for a read phrased with a verb that could start a change ("make me a list of…"). */
 const REWRITES: ReadonlyArray<[RegExp, string]> = [
@@ -416,16 +241,7 @@ export function normalize(message: string): Normalized {
     .replace(/\s+/g, " ")
     .trim();
   for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
-  for (const [pattern, replacement] of OPERATORS) text = text.replace(pattern, replacement);
-  // "on avg how much is owed per unpaid invoice": with an average, "per invoice" is what it is over.
-  if (/\b(?:avg|average|mean|typical(?:ly)?)\b/i.test(text))
-    text = text.replace(
-      /\bper\s+((?:[\p{L}-]+\s+)?(?:invoices?|deals?|payments?|candidates?|contacts?|products?|skills?))\b(?!\s+(?:stage|status|type|method|source|month|week|quarter|year|client|customer|contact|company|level|channel|currency|position|role|name)s?\b)/giu,
-      "$1",
-    );
-  // "per month so far this year, per month" (from "each month … month by month"): said once.
-  text = text.replace(/\b(per (month|week|quarter|year))\b(.*?)[\s,]*\bper \2\b/gi, "$1$3");
-  text = monthRuns(text);
+  text = sharedPhrasing(text);
   text = text.replace(/\p{L}{5,}/gu, corrected);
   const asked = /\?\s*$/.test(text);
   for (const [pattern, replacement] of REWRITES) text = text.replace(pattern, replacement);

@@ -1,7 +1,7 @@
 import { isAppError } from "../../../core/errors.ts";
 import type { TopClientsResult } from "../../tools/insights.ts";
 import type { GetResult } from "../../tools/lookup.ts";
-import type { QueryResult } from "../../tools/query.ts";
+import type { Condition, QueryArgs, QueryResult } from "../../tools/query.ts";
 import type { CountResult, ListResult, SumResult } from "../../tools/records.ts";
 import { money, type Filters } from "../../tools/resources.ts";
 import {
@@ -163,78 +163,91 @@ export async function topClients(ctx: PlanContext): Promise<Answer> {
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
 }
 
-/** Clients by what we invoiced them (issued invoices that stand: open, overdue or paid), per currency. */
-async function billedByClient(
-  ctx: PlanContext,
-  period: PlanContext["slots"]["past"],
-  limit: number,
-): Promise<Answer> {
+/** How a ranking of clients reads: what is added up, and how the reply says it. */
+interface ClientRanking {
+  query: Pick<QueryArgs, "resource" | "where">;
+  /** "billed", "paid": said after each client's figure. */
+  verb: string;
+  /** What each figure counts: "invoice", "payment". */
+  unit: string;
+  /** The reply's first line, for one client and for several. */
+  one: string;
+  many: (n: number) => string;
+  none: string;
+}
+
+/** Clients ranked by the sum of `amount` over `ranking.query`, per currency, largest first. */
+async function rankClients(ctx: PlanContext, ranking: ClientRanking, limit: number): Promise<Answer> {
   const result = await ctx.read<QueryResult>("query_records", {
-    resource: "invoices",
-    where: [
-      { field: "status", op: "in", value: ["open", "overdue", "paid"] },
-      ...(period
-        ? [
-            { field: "issued_at", op: "gte" as const, value: period.range.from },
-            { field: "issued_at", op: "lt" as const, value: addDays(period.range.to, 1) },
-          ]
-        : []),
-    ],
+    ...ranking.query,
     aggregate: { fn: "sum", field: "amount" },
     group_by: "client",
   });
   const memory = remember(ctx, "top_clients");
-  const rows = result.mode === "records" ? [] : [...result.values].filter((row) => row.value !== null);
+  const rows = result.mode === "records" ? [] : result.values.filter((row) => row.value !== null);
   rows.sort((a, b) => Number(b.value) - Number(a.value) || String(a.key).localeCompare(String(b.key)));
-  const when = period ? ` issued ${period.range.label}` : "";
-  if (rows.length === 0) return { reply: `No client was invoiced${when}.`, memory };
+  if (rows.length === 0) return { reply: ranking.none, memory };
   const lines = rows
     .slice(0, limit)
     .map(
       (row, index) =>
-        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} billed (${plural(row.count, "invoice")})`,
+        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} ${ranking.verb} (${plural(row.count, ranking.unit)})`,
     );
-  const head =
-    limit === 1
-      ? `The client we billed the most (invoices${when}, drafts and voids left out):`
-      : `Top ${plural(lines.length, "client")} by what we billed them (invoices${when}, drafts and voids left out):`;
+  const head = limit === 1 ? ranking.one : ranking.many(lines.length);
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+}
+
+/** Clients by what we invoiced them (issued invoices that stand: open, overdue or paid), per currency. */
+function billedByClient(ctx: PlanContext, period: PlanContext["slots"]["past"], limit: number) {
+  const when = period ? ` issued ${period.range.label}` : "";
+  const issued: Condition[] = period
+    ? [
+        { field: "issued_at", op: "gte", value: period.range.from },
+        { field: "issued_at", op: "lt", value: addDays(period.range.to, 1) },
+      ]
+    : [];
+  return rankClients(
+    ctx,
+    {
+      query: {
+        resource: "invoices",
+        where: [{ field: "status", op: "in", value: ["open", "overdue", "paid"] }, ...issued],
+      },
+      verb: "billed",
+      unit: "invoice",
+      one: `The client we billed the most (invoices${when}, drafts and voids left out):`,
+      many: (n) =>
+        `Top ${plural(n, "client")} by what we billed them (invoices${when}, drafts and voids left out):`,
+      none: `No client was invoiced${when}.`,
+    },
+    limit,
+  );
 }
 
 /**
  * Clients by what they paid in a period: the payments received from them then ("which client paid us
  * the most in march" is money that came in in March, whenever its invoices were issued), per currency.
  */
-async function paidInPeriod(
-  ctx: PlanContext,
-  period: NonNullable<PlanContext["slots"]["past"]>,
-  limit: number,
-): Promise<Answer> {
-  const result = await ctx.read<QueryResult>("query_records", {
-    resource: "payments",
-    where: [
-      { field: "received_at", op: "gte", value: period.range.from },
-      { field: "received_at", op: "lt", value: addDays(period.range.to, 1) },
-    ],
-    aggregate: { fn: "sum", field: "amount" },
-    group_by: "client",
-  });
-  const memory = remember(ctx, "top_clients");
-  const rows = result.mode === "records" ? [] : [...result.values].filter((row) => row.value !== null);
-  rows.sort((a, b) => Number(b.value) - Number(a.value) || String(a.key).localeCompare(String(b.key)));
+function paidInPeriod(ctx: PlanContext, period: NonNullable<PlanContext["slots"]["past"]>, limit: number) {
   const when = `in payments received ${period.range.label}`;
-  if (rows.length === 0) return { reply: `No client paid anything ${period.range.label}.`, memory };
-  const lines = rows
-    .slice(0, limit)
-    .map(
-      (row, index) =>
-        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} paid (${plural(row.count, "payment")})`,
-    );
-  const head =
-    limit === 1
-      ? `The client who paid the most ${when}:`
-      : `Top ${plural(lines.length, "client")} by what they paid ${when}:`;
-  return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+  return rankClients(
+    ctx,
+    {
+      query: {
+        resource: "payments",
+        where: [
+          { field: "received_at", op: "gte", value: period.range.from },
+          { field: "received_at", op: "lt", value: addDays(period.range.to, 1) },
+        ],
+      },
+      verb: "paid",
+      unit: "payment",
+      one: `The client who paid the most ${when}:`,
+      many: (n) => `Top ${plural(n, "client")} by what they paid ${when}:`,
+      none: `No client paid anything ${period.range.label}.`,
+    },
+    limit,
+  );
 }
 
 /**
