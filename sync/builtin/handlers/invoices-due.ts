@@ -188,9 +188,16 @@ function owedByClient(ctx: PlanContext, set: InvoiceSet): Answer {
       ctx.analysis.norm.lower,
     ) && !/\b(?:top|clients|customers|companies)\b/.test(ctx.analysis.norm.lower);
   if (one && rows[0]) {
-    const top = rows[0];
+    // Amounts in different currencies are not compared: the one who owes the most in each.
+    const tops = [...new Set(rows.map((row) => row.currency))].map((currency) =>
+      rows.find((row) => row.currency === currency)!,
+    );
+    const said = tops.map(
+      (top) =>
+        `**${top.client}** owes the most${tops.length > 1 ? ` in ${top.currency}` : ""}: **${money(top.total, top.currency)}** on ${plural(top.amounts.length, "unpaid invoice")}`,
+    );
     return {
-      reply: `**${top.client}** owes the most: **${money(top.total, top.currency)}** on ${plural(top.amounts.length, "unpaid invoice")} (of **${totalsText(set.outstanding)}** owed in all).`,
+      reply: `${said.join("; ")} (of **${totalsText(set.outstanding)}** owed in all).`,
       memory,
     };
   }

@@ -1,3 +1,4 @@
+import { addDecimals, compareDecimals } from "../../../core/index.ts";
 import { isAppError } from "../../../core/errors.ts";
 import type { TopClientsResult } from "../../tools/insights.ts";
 import type { GetResult } from "../../tools/lookup.ts";
@@ -187,14 +188,29 @@ async function rankClients(ctx: PlanContext, ranking: ClientRanking, limit: numb
   const rows = result.mode === "records" ? [] : result.values.filter((row) => row.value !== null);
   rows.sort((a, b) => Number(b.value) - Number(a.value) || String(a.key).localeCompare(String(b.key)));
   if (rows.length === 0) return { reply: ranking.none, memory };
-  const lines = rows
-    .slice(0, limit)
-    .map(
-      (row, index) =>
-        `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, row.currency ?? "")} ${ranking.verb} (${plural(row.count, ranking.unit)})`,
-    );
-  const head = limit === 1 ? ranking.one : ranking.many(lines.length);
-  return { reply: `${head}\n\n${lines.join("\n")}`, memory };
+  // Amounts in different currencies are not compared: each currency has its own ranking, the one with
+  // the most money first.
+  const currencies = [...new Set(rows.map((row) => row.currency ?? ""))];
+  const sums = new Map(
+    currencies.map((c) => [
+      c,
+      addDecimals(rows.filter((r) => (r.currency ?? "") === c).map((r) => r.value!)),
+    ]),
+  );
+  currencies.sort((a, b) => compareDecimals(sums.get(b)!, sums.get(a)!));
+  const sections = currencies.map((currency) => {
+    const lines = rows
+      .filter((row) => (row.currency ?? "") === currency)
+      .slice(0, limit)
+      .map(
+        (row, index) =>
+          `${index + 1}. **${row.key ?? "no client"}**: ${money(row.value!, currency)} ${ranking.verb} (${plural(row.count, ranking.unit)})`,
+      );
+    return currencies.length > 1 ? `In ${currency}:\n${lines.join("\n")}` : lines.join("\n");
+  });
+  const shown = Math.min(limit, rows.filter((row) => (row.currency ?? "") === currencies[0]).length);
+  const head = limit === 1 ? ranking.one : ranking.many(shown);
+  return { reply: `${head}\n\n${sections.join("\n\n")}`, memory };
 }
 
 /** Clients by what we invoiced them (issued invoices that stand: open, overdue or paid), per currency. */

@@ -250,12 +250,15 @@ export const operators: Case[] = [
   }),
   // 2, 3, 4. The client billed the most (invoiced, not paid); paid the most in a month (payments received
   // then); "by the end of this quarter"; "across everything in the crm"; "emails calls everything".
+  // Each currency ranked on its own: the top client in each, the euro runner-up (unless it tops another) absent.
   ...phrasings(2, ["which client have we billed the most"], async (t) => {
-    const billed = await t.sql<{ client: string }>(
-      `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'paid') AND trim(currency) = 'EUR'
-        GROUP BY client ORDER BY sum(amount) DESC LIMIT 2`,
+    const billed = await t.sql<{ client: string; cur: string; n: number }>(
+      `SELECT client, trim(currency) AS cur, row_number() OVER (PARTITION BY trim(currency) ORDER BY sum(amount) DESC)::int AS n
+        FROM invoices WHERE org_id = $1 AND status IN ('open', 'paid') GROUP BY client, trim(currency)`,
     );
-    return { present: [billed[0]!.client], absent: [billed[1]!.client] };
+    const tops = billed.filter((row) => row.n === 1).map((row) => row.client);
+    const second = billed.find((row) => row.cur === "EUR" && row.n === 2)!.client;
+    return { present: tops, absent: tops.includes(second) ? [] : [second] };
   }),
   ...phrasings(2, ["which client paid us the most in march"], async (t) => {
     const paid = await t.sql<{ client: string }>(
