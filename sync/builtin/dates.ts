@@ -80,7 +80,6 @@ function monthPeriod(match: RegExpMatchArray, today: string, prefer: Prefer): Pe
   return { range: range(first, lastOfMonth(y, month), `in ${title}`) };
 }
 
-/** Each pattern with what it means; earlier patterns win over later ones at any position. */
 /**
  * Two written days (groups 1 and 8, see DAY) as one range, when both are real and in order. A range
  * that runs past today ("mar 20 thru apr 5" on March 18) ends in the coming month, not last year's.
@@ -138,6 +137,7 @@ const partOfMonth: Build = (m, today, prefer) => {
   };
 };
 
+/** Each pattern with what it means; earlier patterns win over later ones at any position. */
 const MATCHERS: ReadonlyArray<[RegExp, Build]> = [
   [
     // A part of a month: "the last week of feb", "1st week of march", "the first half of march", "the

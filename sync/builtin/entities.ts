@@ -117,27 +117,47 @@ function overlaps(spans: Array<[number, number]>, start: number, end: number): b
 const uniq = <T>(values: T[]): T[] => [...new Set(values)];
 const pad = (digits: string) => (digits.length <= 6 ? digits.padStart(6, "0") : digits);
 
-function invoiceRefs(text: string, spans: Array<[number, number]>): string[] {
-  const refs: string[] = [];
+export interface InvoiceMention {
+  refs: string[];
+  start: number;
+  numbers: number;
+  end: number;
+}
+
+/**
+ * Where invoices are named by number: "INV-000030", "inv 30", "invoice #30", "invoices 30 and 31", "#30" when
+ * invoices are mentioned. `start`–`end` is the whole mention ("invoices 30 and 31"); `numbers` starts at its
+ * first digit (the word "invoice" before it is not part of the number). A word mention inside `avoid` (an
+ * email address) is not one.
+ */
+export function invoiceMentions(text: string, avoid: ReadonlyArray<[number, number]> = []): InvoiceMention[] {
+  const found: InvoiceMention[] = [];
+  const taken = () => [...avoid, ...found.map(({ start, end }) => [start, end] as [number, number])];
   for (const match of text.matchAll(INVOICE_CODE)) {
-    refs.push(`INV-${pad(match[1]!)}`);
-    spans.push([match.index, match.index + match[0].length]);
+    const end = match.index + match[0].length;
+    found.push({ refs: [`INV-${pad(match[1]!)}`], start: match.index, numbers: match.index, end });
   }
   for (const match of text.matchAll(INVOICE_WORD)) {
-    if (overlaps(spans, match.index, match.index + match[0].length)) continue;
+    const end = match.index + match[0].length;
+    if (overlaps(taken(), match.index, end)) continue;
     const more = [...(match[2] ?? "").matchAll(/\d{1,9}/g)].map((m) => m[0]);
-    refs.push(...[match[1]!, ...more].map((digits) => `INV-${pad(digits.replace(/^0+(?=\d)/, ""))}`));
-    const numberStart = match.index + match[0].search(/\d/);
-    spans.push([numberStart, match.index + match[0].length]);
+    const refs = [match[1]!, ...more].map((digits) => `INV-${pad(digits.replace(/^0+(?=\d)/, ""))}`);
+    found.push({ refs, start: match.index, numbers: match.index + match[0].search(/\d/), end });
   }
   if (/\binv(?:oice)?s?\b/i.test(text)) {
     for (const match of text.matchAll(/(?<![\w#])#\s?(\d{1,9})\b/g)) {
-      if (overlaps(spans, match.index, match.index + match[0].length)) continue;
-      refs.push(`INV-${pad(match[1]!)}`);
-      spans.push([match.index, match.index + match[0].length]);
+      const end = match.index + match[0].length;
+      if (overlaps(taken(), match.index, end)) continue;
+      found.push({ refs: [`INV-${pad(match[1]!)}`], start: match.index, numbers: match.index, end });
     }
   }
-  return uniq(refs);
+  return found;
+}
+
+function invoiceRefs(text: string, spans: Array<[number, number]>): string[] {
+  const mentions = invoiceMentions(text, [...spans]);
+  for (const mention of mentions) spans.push([mention.numbers, mention.end]);
+  return uniq(mentions.flatMap((mention) => mention.refs));
 }
 
 function currencyOf(word: string | undefined): string | undefined {

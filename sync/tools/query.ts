@@ -32,8 +32,8 @@ interface Field {
   sql: string;
   values?: readonly string[];
   description?: string;
-  /** A count of related records: which resource they are, so a condition may say which of them count (`of`). */
-  related?: { resource: ResourceName; table: string; key: string; own: string; where: string };
+  /** A count of related records: their resource (its table), so a condition may say which of them count (`of`). */
+  related?: Related;
 }
 
 const money = (sql: string, description?: string): Field => ({
@@ -70,17 +70,22 @@ const RELATED_COUNT = (
   kind: "number",
   sql: relatedCount({ table, key, own, where }),
   description,
-  related: { resource: table, table, key, own, where },
+  related: { table, key, own, where },
 });
+
+/** Records of `table` pointing at one of `own` through `key`, and meeting `where` (SQL, may be empty). */
+interface Related {
+  table: ResourceName;
+  key: string;
+  own: string;
+  where: string;
+}
 
 /**
  * The count of related records' SQL, the related table under its own name (so its fields' SQL, which
  * may name it, reads the same inside), with `more` (conditions on it, already SQL) added.
  */
-function relatedCount(
-  related: { table: string; key: string; own: string; where: string },
-  more: readonly string[] = [],
-): string {
+function relatedCount(related: Related, more: readonly string[] = []): string {
   const { table, key, own, where } = related;
   const conditions = [`${table}.${key} = ${own}.id`, `${table}.org_id = ${own}.org_id`, where, ...more];
   return `(SELECT count(*)::int FROM ${table} WHERE ${conditions.filter(Boolean).join(" AND ")})`;
@@ -447,7 +452,7 @@ export function conditionSql(
         `'of' is for a count of related records, and ${condition.field} is not one`,
       );
     const related = field.related;
-    const more = condition.of.map((inner) => `(${conditionSql(related.resource, inner, where, today)})`);
+    const more = condition.of.map((inner) => `(${conditionSql(related.table, inner, where, today)})`);
     column = relatedCount(related, more);
   }
   const textual = field.kind === "text" || field.kind === "id";

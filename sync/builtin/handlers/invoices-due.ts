@@ -157,6 +157,18 @@ export async function dueSoon(ctx: PlanContext): Promise<Answer> {
   });
 }
 
+/**
+ * "who owes us the most", "which client paid the most": the one client at the top is asked for, not a
+ * ranking ("top 3 clients", "which clients owe the most", "who owes us money").
+ */
+export function asksForOneClient(lower: string): boolean {
+  return (
+    /^who\b|\b(?:which|what)\s+(?:client|customer|company)\b(?!s)/.test(lower) &&
+    /\b(?:most|best|biggest|largest)\b/.test(lower) &&
+    !/\b(?:top|clients|customers|companies)\b|\d/.test(lower)
+  );
+}
+
 const PER_CLIENT =
   /\b(?:who|which (?:clients?|customers?|companies)|by client|per client|each client|most)\b/;
 
@@ -183,11 +195,7 @@ function owedByClient(ctx: PlanContext, set: InvoiceSet): Answer {
   const head = `**${totalsText(set.outstanding)}** is still owed on **${plural(set.total, "unpaid invoice")}**, by client:`;
   const memory = remember(ctx, "outstanding");
   // "who owes us the most": one client, the one at the top ("which clients owe the most" lists them).
-  const one =
-    /\b(?:who|which (?:client|customer|company))\b(?:\s+\w+){0,3}\s+(?:the\s+)?most\b/.test(
-      ctx.analysis.norm.lower,
-    ) && !/\b(?:top|clients|customers|companies)\b/.test(ctx.analysis.norm.lower);
-  if (one && rows[0]) {
+  if (asksForOneClient(ctx.analysis.norm.lower) && rows[0]) {
     // Amounts in different currencies are not compared: the one who owes the most in each.
     const tops = [...new Set(rows.map((row) => row.currency))].map((currency) =>
       rows.find((row) => row.currency === currency)!,

@@ -1,5 +1,4 @@
-import { addDecimals, compareDecimals } from "../../../core/index.ts";
-import { isAppError } from "../../../core/errors.ts";
+import { addDecimals, compareDecimals, isAppError } from "../../../core/index.ts";
 import type { TopClientsResult } from "../../tools/insights.ts";
 import type { GetResult } from "../../tools/lookup.ts";
 import type { Condition, QueryArgs, QueryResult } from "../../tools/query.ts";
@@ -20,7 +19,7 @@ import type { PlanContext } from "../context.ts";
 import { addDays } from "../dates.ts";
 import { clientQuery, remember } from "../subjects.ts";
 import type { Answer } from "../types.ts";
-import { invoiceClient } from "./invoices-due.ts";
+import { asksForOneClient, invoiceClient } from "./invoices-due.ts";
 
 /**
  * Invoices by status, currency and client (list, count or total); one invoice by its number;
@@ -141,10 +140,7 @@ export async function invoiceDetail(ctx: PlanContext): Promise<Answer> {
 export async function topClients(ctx: PlanContext): Promise<Answer> {
   // "which client paid us the most": one; "top clients", "which clients": five unless a number is said.
   const lower = ctx.analysis.norm.lower;
-  const one =
-    /\b(?:which|what)\s+(?:client|customer|company)\b(?!s)|^who\b/.test(lower) &&
-    !/\b(?:top|clients|customers|companies)\b|\d/.test(lower);
-  const limit = Math.min(25, ctx.slots.limit ?? (one ? 1 : 5));
+  const limit = Math.min(25, ctx.slots.limit ?? (asksForOneClient(lower) ? 1 : 5));
   const period = ctx.slots.past;
   // "which client have we billed the most": what we invoiced them, not what they paid.
   if (/\b(?:billed|invoiced|bill|invoice|billing|invoicing)\b/.test(lower) && !/\b(?:paid|pay)\b/.test(lower))

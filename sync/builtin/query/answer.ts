@@ -428,14 +428,12 @@ export async function answerQuery(
   }
   // A figure about a named record ("how much did the Meridian deal close for") shows the record too;
   // a count of ten or fewer shows which they are ("how many invoices got paid off this month").
-  const counted = result.mode === "aggregate" && result.fn === "count" && result.total <= 10;
-  if (
-    (named.length > 0 || counted) &&
+  const shows =
     result.mode === "aggregate" &&
+    !plan.groupBy &&
     result.total > 0 &&
-    (result.total <= 5 || counted) &&
-    !plan.groupBy
-  ) {
+    ((named.length > 0 && result.total <= 5) || (result.fn === "count" && result.total <= 10));
+  if (shows) {
     const records = await ctx.read<QueryResult>("query_records", {
       resource: plan.resource,
       where: args.where ?? where,

@@ -1,3 +1,4 @@
+import { invoiceMentions } from "../entities.ts";
 import type { ResourceName } from "../../tools/resources.ts";
 import {
   CANDIDATE_STATUS_WORDS,
@@ -241,17 +242,11 @@ const PAYMENT_METHODS: ReadonlyArray<[string, string]> = [
   ["check", "check"],
 ];
 
-/** An invoice said by its number: "inv 18", "INV-000018", "invoice #18". */
-const INVOICE_REF =
-  /\b(?:inv(?:oice)?s?)\s*(?:no\.?\s*|number\s+|#\s*)?-?\s*0*(\d{1,9})\b(?!\s*(?:days?|weeks?|months?|%))/g;
-
 /** "payments on inv 18", "what's come in against INV-000009": the payments of the invoices named. */
 function paymentsOfInvoices(reading: Reading, plan: QueryPlan): void {
-  const numbers: string[] = [];
-  for (const match of reading.lower.matchAll(INVOICE_REF)) {
-    numbers.push(`INV-${match[1]!.padStart(6, "0")}`);
-    reading.take(match.index, match.index + match[0].length);
-  }
+  const mentions = invoiceMentions(reading.lower);
+  for (const mention of mentions) reading.take(mention.start, mention.end);
+  const numbers = [...new Set(mentions.flatMap((mention) => mention.refs))];
   if (numbers.length === 0) return;
   plan.where.push({ field: "invoice_number", op: "in", value: numbers });
   plan.said.push(`on ${numbers.join(" or ")}`);

@@ -174,8 +174,12 @@ function unreadable(): Answer {
   };
 }
 
-const REFERS =
-  /\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\b|^any\b|^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b|^(?:and\s+|now\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\s+(?:that|it|this)\b/;
+/** "which are still unpaid", "what have they paid": asked of the list before as a whole. */
+const OF_THE_LIST = /^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b/;
+
+const REFERS = new RegExp(
+  `\\b(those|these|them|they|of them|ones|which one|which of|the one|only|just|out of|among)\\b|^any\\b|${OF_THE_LIST.source}|^(?:and\\s+|now\\s+)?(?:split|break|sum|total|group|sort|order|rank|count|add)\\s+(?:that|it|this)\\b`,
+);
 
 /** "what are their emails", "their phone numbers" after a list of people. */
 const THEIR_DETAILS = /\btheir\s+(e-?mails?|email\s+addresses|phones?|phone\s+numbers?|numbers)\b/;
@@ -267,11 +271,7 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
     // "which are still unpaid" leans on the list before as a whole: never answered as a new question.
-    if (
-      plan.structured.length === 0 &&
-      !/^(?:and\s+)?(?:which|what)\s+(?:are|were|is|was|have|has)\b/.test(lower)
-    )
-      return null;
+    if (plan.structured.length === 0 && !OF_THE_LIST.test(lower)) return null;
     // The list before cannot be narrowed in query terms: answering afresh would drop what it was.
     return {
       reply:

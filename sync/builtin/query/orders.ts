@@ -168,6 +168,22 @@ export function nextDue(reading: Reading, plan: QueryPlan): boolean {
   return true;
 }
 
+/**
+ * "due next", "closing soonest": from today on, and still open (an invoice not yet due, a deal not yet won or
+ * lost), unless the question says which status.
+ */
+function stillToCome(reading: Reading, plan: QueryPlan, field: "due_date" | "expected_close_date"): void {
+  plan.where.push({ field, op: "gte", value: reading.analysis.today });
+  const open =
+    field === "due_date"
+      ? { field: "status", values: ["open"] }
+      : { field: "stage", values: ["lead", "qualified", "proposal"] };
+  if (!plan.where.some((condition) => condition.field === open.field)) {
+    plan.where.push({ field: open.field, op: "in", value: open.values });
+    plan.adjectives.push("open");
+  }
+}
+
 /** Words that put a date first or last: "the latest due date", "due soonest", "paid most recently". */
 const LATE = "latest|last|furthest|farthest|newest|most recent|most recently";
 const EARLY = "earliest|soonest|first|oldest|next";
@@ -191,18 +207,8 @@ export function dateOrder(reading: Reading, plan: QueryPlan): boolean {
     if (!match) continue;
     const late = new RegExp(`^(?:${LATE})$`).test(match[1]!);
     reading.take(match.index, match.index + match[0].length);
-    // "due next", "closing soonest": what is still to come, from today.
-    if (/^(?:next|soonest)$/.test(match[1]!) && (field === "due_date" || field === "expected_close_date")) {
-      plan.where.push({ field, op: "gte", value: reading.analysis.today });
-      const open =
-        field === "due_date"
-          ? { field: "status", values: ["open"] }
-          : { field: "stage", values: ["lead", "qualified", "proposal"] };
-      if (!plan.where.some((condition) => condition.field === open.field)) {
-        plan.where.push({ field: open.field, op: "in", value: open.values });
-        plan.adjectives.push("open");
-      }
-    }
+    if (/^(?:next|soonest)$/.test(match[1]!) && (field === "due_date" || field === "expected_close_date"))
+      stillToCome(reading, plan, field);
     plan.order = {
       field,
       descending: late,
@@ -225,9 +231,7 @@ export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
   if (!match) return false;
   const descending = /^(last|latest)$/.test(match[1]!);
   reading.take(match.index, match.index + match[0].length);
-  // "closing soonest": what is still to come, from today.
-  if (match[1] === "soonest")
-    plan.where.push({ field: "expected_close_date", op: "gte", value: reading.analysis.today });
+  if (match[1] === "soonest") stillToCome(reading, plan, "expected_close_date");
   plan.order = {
     field: "expected_close_date",
     descending,

@@ -39,27 +39,30 @@ const MOST = "(?:the\\s+)?(most|fewest|least)\\s+";
 
 /** "never contacted", "haven't talked to": contacts with no conversation at all. */
 export const NEVER_TALKED =
-  /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to|emailed|called)\b/;
+  /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to)\b/;
 
-/** The channel a verb of contact says: "emailed", "phoned", "texted". */
-const CHANNEL_VERBS: Readonly<Record<string, string>> = {
+/** The channel a word of contact says: "emailed", "phoned", "texts". */
+const CHANNEL_WORDS: Readonly<Record<string, string>> = {
   emailed: "email",
   emails: "email",
   email: "email",
   called: "call",
   phoned: "call",
   rang: "call",
-  calls: "call",
-  call: "call",
   texted: "sms",
   texts: "sms",
   text: "sms",
   sms: "sms",
 };
-/** A channel in a reply: "with no emails or calls (in or out)". */
-const CHANNEL_NAMES: Readonly<Record<string, string>> = { email: "emails", call: "calls", sms: "texts" };
+/** A channel in a reply: several ("with no emails or calls"), one of them ("never sent us an email"). */
+const CHANNEL_SAID: Readonly<Record<string, { many: string; one: string }>> = {
+  email: { many: "emails", one: "an email" },
+  call: { many: "calls", one: "a call" },
+  sms: { many: "texts", one: "a text" },
+};
 const VERB = "(?:emailed|called|phoned|rang|texted)";
-const NEVER = "(?:never|not|not yet|have not|has not|did not)\\s+(?:yet\\s+|ever\\s+|once\\s+)?";
+/** "never", "haven't yet", "have never been". */
+const NEVER = "(?:never|not|not yet|have not|has not|did not)\\s+(?:yet\\s+|ever\\s+|once\\s+|been\\s+)?";
 
 /** "never emailed", "haven't texted or called": no conversation on those channels (either way). */
 export const NEVER_BY = new RegExp(`\\b${NEVER}(${VERB}(?:\\s*(?:,|or|and|nor)\\s*${VERB})*)\\b`);
@@ -107,8 +110,8 @@ export function relations(reading: Reading, plan: QueryPlan): void {
     }
     const from = NEVER_FROM.exec(lower);
     if (from) {
-      const verb = /\b(emailed|called|texted|phoned|rang)\s+us\b/.exec(from[0])?.[1] ?? from[1];
-      const channel = verb ? (CHANNEL_VERBS[verb.replace(/s$/, "")] ?? CHANNEL_VERBS[verb]) : undefined;
+      const word = /\b(emailed|called|texted|phoned|rang)\s+us\b/.exec(from[0])?.[1] ?? from[1];
+      const channel = word ? CHANNEL_WORDS[word] : undefined;
       plan.where.push({
         field: "replies",
         op: "eq",
@@ -116,9 +119,7 @@ export function relations(reading: Reading, plan: QueryPlan): void {
         ...(channel ? { of: [{ field: "channel", op: "eq", value: channel }] } : {}),
       });
       plan.said.push(
-        channel
-          ? `who never sent us ${{ email: "an email", call: "a call", sms: "a text" }[channel] ?? channel}`
-          : "who never got in touch themselves",
+        channel ? `who never sent us ${CHANNEL_SAID[channel]!.one}` : "who never got in touch themselves",
       );
       reading.take(from.index, from.index + from[0].length);
       plan.structured.push("join");
@@ -128,7 +129,7 @@ export function relations(reading: Reading, plan: QueryPlan): void {
     if (by) {
       const channels = [
         ...new Set(
-          by[1]!.split(/\s*(?:,|\bor\b|\band\b|\bnor\b)\s*/).map((verb) => CHANNEL_VERBS[verb.trim()]!),
+          by[1]!.split(/\s*(?:,|\bor\b|\band\b|\bnor\b)\s*/).map((verb) => CHANNEL_WORDS[verb.trim()]!),
         ),
       ];
       plan.where.push({
@@ -137,7 +138,7 @@ export function relations(reading: Reading, plan: QueryPlan): void {
         value: 0,
         of: [{ field: "channel", op: "in", value: channels }],
       });
-      const names = channels.map((channel) => CHANNEL_NAMES[channel]!);
+      const names = channels.map((channel) => CHANNEL_SAID[channel]!.many);
       plan.said.push(`with no ${names.join(" or ")} (in or out)`);
       reading.take(by.index, by.index + by[0].length);
       plan.structured.push("join");

@@ -118,11 +118,14 @@ export const operators: Case[] = [
       "NOT EXISTS (SELECT 1 FROM skills k WHERE k.candidate_id = v.id AND lower(k.name) = 'sql')",
     ),
   ),
-  ...phrasings(5, ["contacts we've never phoned", "contacts we have never called"], (t) =>
-    t.list(
-      "contacts",
-      "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.channel = 'call')",
-    ),
+  ...phrasings(
+    5,
+    ["contacts we've never phoned", "contacts we have never called", "contacts who have never been called"],
+    (t) =>
+      t.list(
+        "contacts",
+        "NOT EXISTS (SELECT 1 FROM communications m WHERE m.contact_id = v.id AND m.channel = 'call')",
+      ),
   ),
   ...phrasings(5, ["who have we never texted or called"], (t) =>
     t.list(
