@@ -161,6 +161,113 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/(?<=\s)em\b/gi, "them"],
   // "payment-wise", "contacts wise": the noun is the resource.
   [/\b([\p{L}]{3,})[- ]wise\b/giu, "$1"],
+  // "top 3 by how much is still owed": an order, not a question of how much.
+  [
+    /\bby\s+how\s+much\s+(?:(?:is|was|is\s+being|they|we\s+are|we're)\s+)?(?:still\s+)?(?:(?:owed|outstanding|left|remaining|unpaid)(?:\s+on\s+(?:them|it|each))?|(?:they|he|she)\s+(?:still\s+)?owes?)\b/gi,
+    "by amount owed",
+  ],
+  [
+    /\bby\s+how\s+(?:much|big|large)\s+(?:they|it|each\s+one)\s+(?:are|is|was|were)(?:\s+worth)?\b/gi,
+    "by amount",
+  ],
+  // "the priority-tagged ones", "vip tagged contacts": tagged with it.
+  [
+    /\b([\p{L}\d]+)(?:-tagged\b|\s+tagged(?=\s+(?:ones|contacts|people|folks|clients|customers)\b))/giu,
+    "tagged $1",
+  ],
+  // Openers and remarks that ask nothing: "hey quick one,", "feels thin", "prob not worth chasing".
+  [/\b(?:hey\s+|ok\s+|so\s+)?quick\s+(?:one|q|question)\b\s*[,:-]?/gi, ""],
+  [/,?\s*\b(?:feels|seems|looks)\s+(?:thin|light|low|high|off|weird|odd)\b/gi, ""],
+  [/\s+-\s+(?:prob(?:ably)?|maybe|likely)\s+(?:not\s+)?worth\s+[\p{L}\s]+(?=[?.!]*\s*$)/giu, ""],
+  [/\bgimme\b/gi, "give me"],
+  // "the balance left", "1k left on them", "still have more than 1k left": what is owed.
+  [/\b(balance|amount|money)\s+(?:left|remaining)\b/gi, "$1"],
+  [
+    /\b(?:still\s+)?(?:have|has|with)\s+((?:more|less)\s+than\s+|over\s+|under\s+|at\s+least\s+)([$€£]?\d[\d,.]*\s?k?)\s+(?:left|remaining|outstanding)(?:\s+to\s+(?:pay|collect))?(?:\s+(?:on|against)\s+(?:them|it|each))?\b/gi,
+    "owing $1$2",
+  ],
+  // "has been sittin there the longest": the oldest.
+  [
+    /\b(?:has|have)\s+been\s+(?:sitt?in'?g?|waiting|stuck|hanging\s+around)\s+(?:there\s+|around\s+|open\s+|unpaid\s+)?(?:the\s+)?longest\b/gi,
+    "is the oldest",
+  ],
+  // "sitting at proposal", "stuck in qualified": in that stage.
+  [/\b(?:sitt?in'?g?|stuck|parked)\s+(?:at|in)\s+(?:the\s+)?/gi, "in "],
+  // "paid or unpaid doesnt matter", "won or lost, whatever": either.
+  [
+    /,?\s*\b[\p{L}-]+\s+or\s+[\p{L}-]+\s*,?\s*(?:(?:it\s+)?(?:does\s+not|doesnt)\s+matter|whatever|either\s+way|both)\b/giu,
+    "",
+  ],
+  // "(not counting drafts)": excluding them.
+  [/\bnot\s+counting\b/gi, "excluding"],
+  // "the biggest single payment": one payment, as every record is.
+  [/\b(biggest|largest|smallest|highest|lowest)\s+single\b/gi, "$1"],
+  // "payments that landed this week": received.
+  [/\b(?:that\s+)?(?:landed|hit\s+the\s+(?:bank|account))\b/gi, "received"],
+  // "jan/feb/mar separately", "broken out": a row each, which "each month" already says.
+  [/\s*,?\s*\b(?:separately|individually|broken\s+out)\b/gi, ""],
+  // "ie them contacting us": a restatement of what was just said.
+  [/\s*,?\s*\b(?:ie|i\.e\.)\s+[^?.!]*/gi, ""],
+  // "deals we ended up losing": lost.
+  [/\b(?:ended\s+up|wound\s+up)\s+losing\b/gi, "lost"],
+  [/\b(?:ended\s+up|wound\s+up)\s+winning\b/gi, "won"],
+  [/\b(?:ended\s+up|wound\s+up)\s+(hiring|rejecting)\b/gi, "$1"],
+  // "on their profile", "on file": where a candidate's details are kept, said of every one.
+  [/\s*\bon\s+(?:their|there|his|her|the)\s+profiles?\b/gi, ""],
+  // "our biggest client by total billed": the client billed the most.
+  [
+    /\b(?:who\s+is|whos|who's|which\s+is)?\s*(?:our\s+)?(?:biggest|top|largest|best)\s+(?:client|customer)\s+by\s+(?:total\s+)?(?:billed|billing|invoiced|invoicing)\b/gi,
+    "which client have we billed the most",
+  ],
+  [/\bw\/o\b/gi, "without"],
+  [/\bwithout\s+(?:a\s+)?single\b/gi, "without any"],
+  // "didn't give us a phone number": without one.
+  [
+    /\b(?:did\s+not|have\s+not|has\s+not)\s+(?:give|given|provide|provided|leave|left|share|shared)\s+(?:us\s+)?(?:a|an|their|his|her)\s+(phone(?:\s+number)?|email(?:\s+address)?)/gi,
+    "without a $1",
+  ],
+  // "have not had a single cent paid on them": nothing paid yet.
+  [
+    /\b(?:have|has)\s+not\s+(?:had|got|gotten|received)\s+(?:a\s+single|one|any)\s+(?:cent|penny|dime)\s+(?:paid|received)(?:\s+(?:on|against)\s+(?:them|it))?/gi,
+    "with nothing paid",
+  ],
+  // "neither leads nor customers": not either.
+  [/\bneither\s+([\p{L}-]+)\s+nor\s+/giu, "not $1 or "],
+  // "candidates who aren't going for backend engineer": not that position.
+  [/\bnot\s+(?:going|applying|applied|gunning|in\s+the\s+running)\s+for\s+(?:the\s+|a\s+)?/gi, "not "],
+  // "meant to close": expected to.
+  [/\b(?:meant|planned|projected|forecasted)\s+to\s+close\b/gi, "expected to close"],
+  // "on or before apr 10", "no later than the 10th": up to that day, itself included.
+  [
+    /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,
+    "by ",
+  ],
+  [
+    /\b(?:on\s+or\s+after|no\s+earlier\s+than|not\s+before)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,
+    "since ",
+  ],
+  // "from today on", "from now onwards": what is still to come, which "next" already says.
+  [
+    /(?<=\b(?:next|soonest|upcoming|coming|first)\b.*?)\s*\b(?:from|starting)\s+(?:today|now)(?:\s+(?:on|onwards?|forward))?\b/gi,
+    "",
+  ],
+  // "the next deal to close", "next open deal expected to close": the one closing soonest.
+  [
+    /\bnext\s+((?:open\s+)?(?:deals?|opps?|opportunit(?:y|ies)))\s+(?:(?:that|which)\s+is\s+|thats\s+)?(?:(?:expected|set|due|going|slated|scheduled|supposed)\s+)?to\s+close\b/gi,
+    "$1 expected to close soonest",
+  ],
+  // "added to the crm", "entered into the system": made.
+  [
+    /\b(?:added|entered|put|logged|created)\s+(?:to|in|into|on)\s+(?:the|our)\s+(?:crm|system|database|db|books|pipeline)\b/gi,
+    "created",
+  ],
+  // "if you count drafts too", "drafts included": every invoice, the drafts among them.
+  [
+    /\b(?:if\s+(?:you|u|we)\s+count|counting|including|incl\.?|with)\s+(?:the\s+)?drafts?(?:\s+(?:too|as\s+well|also))?\b|\bdrafts?\s+(?:included|too|as\s+well)\b/gi,
+    "of every status",
+  ],
+  // "this months invoices", "last weeks deals": the period's, apostrophe left out.
+  [/\b(this|last|next)\s+(week|month|quarter|year)s\b(?=\s+\p{L})/giu, "$1 $2's"],
   // "since new year", "since the new year's": this year so far.
   [/\bsince\s+(?:the\s+)?new\s+year(?:'?s)?(?:\s+day)?\b/gi, "this year so far"],
 ];

@@ -13,10 +13,11 @@ import { holdout10 } from "./phrasings/cases-holdout-10.ts";
 import { holdout11 } from "./phrasings/cases-holdout-11.ts";
 import { holdout12 } from "./phrasings/cases-holdout-12.ts";
 import { holdout13 } from "./phrasings/cases-holdout-13.ts";
+import { holdout14 } from "./phrasings/cases-holdout-14.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: thirteen sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: fourteen sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -33,21 +34,21 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 0 } },
   { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 76, wrong: 0 } },
   { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 60, wrong: 0 } },
-  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 47, wrong: 4 } },
-  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 34, wrong: 1 } },
+  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 53, wrong: 4 } },
+  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 36, wrong: 0 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
-  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 49, wrong: 2 } },
-  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 36, wrong: 4 } },
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 52, wrong: 1 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 37, wrong: 3 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
   // "except paid", "got away", names at a word's start, chat asides): 408 right / 38 wrong over the nine
   // became 437 / 16.
-  { name: "holdout 8 (blind: 41 right, 8 wrong)", cases: holdout8, floor: { right: 59, wrong: 2 } },
-  { name: "holdout 9 (blind: 39 right, 4 wrong)", cases: holdout9, floor: { right: 53, wrong: 1 } },
+  { name: "holdout 8 (blind: 41 right, 8 wrong)", cases: holdout8, floor: { right: 62, wrong: 0 } },
+  { name: "holdout 9 (blind: 39 right, 4 wrong)", cases: holdout9, floor: { right: 54, wrong: 1 } },
   // Written blind by a helper session while sets 1–9 were taught; its blind run (39 / 5) scored what the
   // tree before that teaching scored: the teaching did not carry over to it. It was taught after (chat asides,
   // "feb 1st to 14th", "w/o", "paid or not"): 42 / 4.
-  { name: "holdout 10 (blind: 39 right, 5 wrong)", cases: holdout10, floor: { right: 54, wrong: 3 } },
+  { name: "holdout 10 (blind: 39 right, 5 wrong)", cases: holdout10, floor: { right: 58, wrong: 1 } },
   // Written blind by a helper session while this session taught the planner the ways of speaking that
   // belong to every question (cases-operators.ts): the tree before scored 53 / 1 on it, the taught tree 54 / 1.
   // It was taught after (asides after the question, dates as orders, "which are…" after a client's list): 72 / 0.
@@ -60,7 +61,12 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // Written blind by a helper session after the second teaching; run blind on the tree before the session
   // (50 / 7) and after the teaching on sets 11 and 12 (58 / 6), then taught (billed vs paid by client,
   // "by the end of this quarter", "their emails" after a list, a name only where a word of it starts): 63 / 1.
-  { name: "holdout 13 (blind: 58 right, 6 wrong)", cases: holdout13, floor: { right: 63, wrong: 1 } },
+  { name: "holdout 13 (blind: 58 right, 6 wrong)", cases: holdout13, floor: { right: 65, wrong: 1 } },
+  // Written blind by a helper session at the start of the next; the tree before that session scored 47 / 8 on
+  // it, and so did the tree after its first fixes (to wrong answers in sets 1–13). Taught after ("on or
+  // before", "sitting at proposal", "left on them", counts of related records, clients who never paid,
+  // a pipeline in one currency, asides and restatements): 75 / 0.
+  { name: "holdout 14 (blind: 47 right, 8 wrong)", cases: holdout14, floor: { right: 75, wrong: 0 } },
 ];
 
 let h: Harness;

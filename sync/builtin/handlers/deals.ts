@@ -15,7 +15,10 @@ const STAGE_ORDER = ["lead", "qualified", "proposal", "won", "lost"];
 const OPEN = ["lead", "qualified", "proposal"];
 
 export async function pipeline(ctx: PlanContext): Promise<Answer> {
-  const { stages } = await ctx.read<{ stages: SumResult["totals"] }>("pipeline_by_stage", {});
+  const { stages: all } = await ctx.read<{ stages: SumResult["totals"] }>("pipeline_by_stage", {});
+  // "and in dollars?": the deals priced in that currency alone.
+  const currency = ctx.slots.currency;
+  const stages = currency ? all.filter((row) => row.currency === currency) : all;
   const of = (stage: string) => stages.filter((row) => row.key === stage);
   const open = stages.filter((row) => OPEN.includes(String(row.key)));
   const lines = OPEN.map((stage) => {
@@ -27,7 +30,7 @@ export async function pipeline(ctx: PlanContext): Promise<Answer> {
     return `**${countOf(rows)} ${stage}** (${totalsText(rows, "nothing")})`;
   };
   const reply =
-    `Your open pipeline is **${totalsText(open, "empty")}** across **${plural(countOf(open), "open deal")}**:\n\n` +
+    `Your open pipeline${currency ? ` in ${currency}` : ""} is **${totalsText(open, "empty")}** across **${plural(countOf(open), "open deal")}**:\n\n` +
     `${bullets(lines)}\n\nClosed so far: ${closed("won")}, ${closed("lost")}.`;
   return { reply, memory: remember(ctx, "pipeline") };
 }
@@ -106,7 +109,7 @@ export async function deals(ctx: PlanContext): Promise<Answer> {
   if (total === 0) return { reply: `There are no ${kind}s${about}${when}.`, memory };
   const head =
     ctx.slots.facet === "sum"
-      ? `Your ${kind}s${about}${when} are worth **${totalsText(totals)}** (${plural(total, "deal")}):`
+      ? `Your ${kind}s${about}${when} are worth **${totalsText(totals)}** (**${total}** ${total === 1 ? "deal" : "deals"}):`
       : `**${plural(total, kind)}**${about}${when}, worth **${totalsText(totals)}**:`;
   return { reply: `${head}\n\n${bullets(records.map(dealLine), total)}`, memory };
 }

@@ -160,6 +160,43 @@ export async function topClients(ctx: PlanContext): Promise<Answer> {
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
 }
 
+/**
+ * "any client that's never paid us anything", "clients we invoiced who haven't paid a cent": the
+ * clients with issued invoices (open, overdue or paid; drafts and voids were never owed) and nothing
+ * paid on any of them, in any currency.
+ */
+export const NEVER_PAID_CLIENTS =
+  /^(?:(?:any|which|what|show(?: me)?|list|are there(?: any)?)\s+)?(?:clients?|customers?|companies)\s+(?:that|who|which)?\s*(?:we(?:\s+have)?\s+(?:invoiced|billed)\s+(?:that|who|which)?\s*)?(?:has|have|is|are)?\s*(?:never|not|not yet|not ever)\s+(?:yet\s+|ever\s+|once\s+)?(?:paid|pay)(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|dime|thing)|one\s+cent))?(?:\s+at\s+all)?(?:\s+yet)?\s*[?.!]*$/;
+
+export async function clientsNeverPaid(ctx: PlanContext): Promise<Answer> {
+  const result = await ctx.read<QueryResult>("query_records", {
+    resource: "invoices",
+    where: [{ field: "status", op: "in", value: ["open", "overdue", "paid"] }],
+    aggregate: { fn: "sum", field: "paid" },
+    group_by: "client",
+  });
+  const rows = result.mode === "records" ? [] : result.values;
+  const clients = [...new Set(rows.map((row) => String(row.key ?? "no client")))];
+  const never = clients.filter((client) =>
+    rows
+      .filter((row) => String(row.key ?? "no client") === client)
+      .every((row) => Number(row.value ?? 0) === 0),
+  );
+  const memory = remember(ctx, "top_clients");
+  const what = "of the clients we invoiced (drafts and voids left out)";
+  if (never.length === 0)
+    return { reply: `Every one ${what} has paid something: **0** have never paid.`, memory };
+  const lines = never.map((client) => {
+    const owed = rows.filter((row) => String(row.key ?? "no client") === client);
+    const invoices = owed.reduce((n, row) => n + row.count, 0);
+    return `**${client}** (${plural(invoices, "invoice")}, nothing paid)`;
+  });
+  return {
+    reply: `**${never.length}** ${what} ${never.length === 1 ? "has" : "have"} never paid anything:\n${bullets(lines)}`,
+    memory,
+  };
+}
+
 /** How a ranking of clients reads: what is added up, and how the reply says it. */
 interface ClientRanking {
   query: Pick<QueryArgs, "resource" | "where">;

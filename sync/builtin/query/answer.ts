@@ -496,7 +496,15 @@ function ratioOf(
   // "what % of our wins were with Helios": a share among the won deals, not a win rate; which is the
   // part and which the whole is not told by these rules, so it is not answered.
   if (plan.resource === "deals" && named.length > 0 && plan.names.length > 0) return undefined;
-  if (plan.resource === "deals" && named.every((stage) => stage === "won" || stage === "lost")) {
+  // With no stage said, only words of winning and losing make it one: "what % of our deals are priced in
+  // euros" is a share of the deals in euros (below), not a win rate among them.
+  const rateWords =
+    /\b(win|wins|won|winning|lose|lost|loss|losses|losing|close rate|closing rate|success|hit rate|conversion|convert|converted)\b/;
+  if (
+    plan.resource === "deals" &&
+    named.every((stage) => stage === "won" || stage === "lost") &&
+    (named.length > 0 || rateWords.test(`${said} ${message}`))
+  ) {
     const wanted =
       /\b(lose|lost|loss|losses)\b/.test(lower) ||
       (named.length > 0 && named.every((stage) => stage === "lost"))

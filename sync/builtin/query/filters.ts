@@ -301,7 +301,18 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
     const partial = /\b(?:with\s+)?(?:an?\s+)?(?:partial(?:ly)?|partly|part)[- ]?(?:paid|payments?)\b/.exec(
       lower,
     );
-    if (partial) {
+    // "excluding partly paid", "not partly paid": nothing paid on them yet (their status stays the list's).
+    const left = partial
+      ? /\b(?:excluding|except(?:\s+for)?|not|without|other\s+than|besides|apart\s+from|but\s+not)\s+(?:the\s+ones\s+)?(?:(?:that|which)\s+(?:are|were)\s+|(?:they|we)\s+(?:have\s+)?)?$/.exec(
+          lower.slice(Math.max(0, partial.index - 40), partial.index),
+        )
+      : null;
+    if (partial && left) {
+      plan.where.push({ field: "paid", op: "eq", value: 0 });
+      plan.said.push("not partly paid");
+      reading.take(partial.index - left[0].length, partial.index + partial[0].length);
+      plan.structured.push("negation");
+    } else if (partial) {
       plan.where.push(
         { field: "paid", op: "gt", value: 0 },
         { field: "status", op: "in", value: ["open", "overdue"] },
@@ -377,9 +388,12 @@ function paymentMethods(reading: Reading, plan: QueryPlan): void {
 function directions(reading: Reading, plan: QueryPlan): void {
   const lower = reading.lower;
   const word = /\b(inbound|incoming|outbound|outgoing)\b/.exec(lower);
-  const sent = /\b(?:did we send|we sent|we send|sent by us|we made|did we make|went out)\b/.exec(lower);
+  const sent =
+    /\b(?:did we send|we sent|we send|sent by us|we made|did we make|went out|we initiated|we started|we reached out|from our (?:side|end))\b/.exec(
+      lower,
+    );
   const got =
-    /\b(?:did we get|we got|we received|did we receive|sent to us|sent us|emailed us|called us|texted us|they sent|replied|came in)\b/.exec(
+    /\b(?:did we get|we got|we received|did we receive|sent to us|sent us|emailed us|called us|texted us|they sent|replied|came in|(?:came|come|coming)\s+from\s+(?:him|her|them|their\s+side|his\s+side|her\s+side|their\s+end)|from\s+(?:his|her|their)\s+(?:side|end)|(?:he|she|they)\s+(?:initiated|started|reached\s+out|sent|wrote))\b/.exec(
       lower,
     );
   const match = word ?? sent ?? got;

@@ -5,6 +5,7 @@ import type { Answer, ListMemory, Memory } from "../types.ts";
 import type { QueryResult } from "../../tools/query.ts";
 import { bullets, itemsOf, lineFor } from "../answers.ts";
 import { candidateDetail } from "../handlers/people.ts";
+import { clientsNeverPaid, NEVER_PAID_CLIENTS } from "../handlers/invoices.ts";
 import { addDays } from "../calendar.ts";
 import { answerQuery } from "./answer.ts";
 import { DATE_FIELD_LABEL } from "./words.ts";
@@ -70,6 +71,22 @@ function boundsSaid(where: readonly Condition[]): string[] {
     if (from && to) said.push(`${label} ${from} to ${to}`);
     else if (from) said.push(`${label} since ${from}`);
     else if (to) said.push(`${label} until ${to}`);
+  }
+  return said;
+}
+
+/**
+ * An intents' list's statuses or stages in words ("overdue", "unpaid", "won"), so a refinement of it
+ * says what it still holds: "the 3 largest of the 10 overdue invoices".
+ */
+function statusesSaid(where: readonly Condition[]): string[] {
+  const said: string[] = [];
+  for (const condition of where) {
+    if ((condition.field !== "status" && condition.field !== "stage") || !Array.isArray(condition.value))
+      continue;
+    const values = condition.value.map(String);
+    const unpaid = values.length === 2 && values.includes("open") && values.includes("overdue");
+    said.push(unpaid ? "unpaid" : values.join(" or "));
   }
   return said;
 }
@@ -210,6 +227,8 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     const details = await detailsOf(ctx, list, their[1]!);
     if (details) return details;
   }
+  // A question about clients, not invoices: the ones with nothing paid on any invoice.
+  if (NEVER_PAID_CLIENTS.test(ctx.analysis.norm.lower.trim())) return clientsNeverPaid(ctx);
   const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list, ctx.memory) ?? []) : []);
   if (!plan) return BOUNDED.test(ctx.analysis.norm.lower) ? unreadable() : null;
   const lower = ctx.analysis.norm.lower;
@@ -226,9 +245,13 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       plan.structured.some((part) => part !== "window") ||
       (!plan.named && plan.aggregate !== undefined && plan.where.length === 0) ||
       // "only the ones from last month", "which of those are from Acme"; "what about…" asks again instead.
+      // "how many of those are qualified" too: a count of the list's own narrowed ("how many of them
+      // are in EUR?" is follow-ups.ts' count per currency).
       (REFERS.test(lower) &&
         !/^(?:and\s+)?(?:what|how) about\b/.test(lower) &&
-        !plan.aggregate &&
+        (!plan.aggregate ||
+          (plan.aggregate.fn === "count" &&
+            plan.where.some((condition) => condition.field !== "currency"))) &&
         (plan.where.length > 0 || plan.names.length > 0)));
   if (plan.structured.length === 0 && !refines && !plan.doubtful) return null;
   // Read from the list before without refining it, or named by a status alone with only a window: the intents'.
@@ -253,8 +276,11 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
           Array.isArray(condition.value) &&
           Array.isArray(before.value) &&
           before.value.every((value) => (condition.value as string[]).includes(value));
-        if (wider && (condition.field === "status" || condition.field === "stage"))
+        if (wider && (condition.field === "status" || condition.field === "stage")) {
           plan.where.splice(plan.where.indexOf(condition), 1);
+          // Its word ("unpaid" for "still owed") goes with it: the list's status is what is said.
+          plan.adjectives.splice(0, plan.adjectives.length);
+        }
       }
       // A field said again replaces the one before ("what about last month?", "and in dollars?").
       const fields = new Set(plan.where.map((condition) => condition.field));
@@ -267,7 +293,8 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
             /^(issued|created|due|paid|received|expected|closed|hired|rejected|verified|on|in) /.test(words)
           ),
       );
-      const adjectives = fields.has("status") || fields.has("stage") ? [] : (list.adjectives ?? []);
+      const adjectives =
+        fields.has("status") || fields.has("stage") ? [] : (list.adjectives ?? statusesSaid(kept));
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
     // "which are still unpaid" leans on the list before as a whole: never answered as a new question.

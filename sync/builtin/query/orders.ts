@@ -235,7 +235,7 @@ export function closingOrder(reading: Reading, plan: QueryPlan): boolean {
   plan.order = {
     field: "expected_close_date",
     descending,
-    said: descending ? "closing last" : "closing first",
+    said: descending ? "closing last" : match[1] === "soonest" ? "next to close" : "closing first",
   };
   plan.limit = 1;
   if (!plan.where.some((condition) => condition.field === "stage")) {
@@ -315,7 +315,7 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   const before =
     found.length > 0
       ? new RegExp(
-          String.raw`\b(?:which|what|the|show|list|give me)\s+${COUNT}\s+(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
+          String.raw`\b(?:which|what|the|show|list|give me)\s+${COUNT}\s+(?:[a-z]+\s+)?(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
         ).exec(reading.lower)
       : null;
   if (before) {
@@ -384,9 +384,13 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
     reading.take(went.index, went.index + went[0].length);
   } else field = AGE_FIELD[plan.resource];
   if (plan.resource === "invoices" && by === "money" && OWED.test(reading.lower)) field = "outstanding";
-  // "the highest deal value", "the smallest invoice amount": a figure, not a record.
+  // "the highest deal value", "the smallest invoice amount": a figure, not a record ("which unpaid
+  // invoice has the smallest balance" asks for the record).
   if (
     superlative &&
+    !/\bwhich\s+(?:[a-z]+\s+)?(?:invoice|bill|deal|payment|candidate|product|contact|skill)s?\b/.test(
+      reading.lower,
+    ) &&
     by === "money" &&
     field &&
     limit === undefined &&

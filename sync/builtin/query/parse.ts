@@ -324,8 +324,11 @@ function resourceOf(
       /^apply(?:ing)?$/.test(implied[0]!.phrase)
     ) {
       reading.take(implied[0]!.start, implied[0]!.end);
+      return { resource: implied[0]!.value, named: true };
     }
-    return { resource: implied[0]!.value, named: true };
+    // "top 3 by what is still owed" after the overdue invoices: what is owed, like a status (below), is
+    // said of the list before and does not start a new question. A verb ("expected to close") does.
+    return { resource: implied[0]!.value, named: !(memory === "invoices" && implied[0]!.value === memory) };
   }
   for (const [resource, tables] of Object.entries(STATUS_TABLES) as Array<
     [ResourceName, { table: ReadonlyArray<readonly [string, readonly string[]]> }]

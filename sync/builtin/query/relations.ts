@@ -1,3 +1,4 @@
+import type { Condition } from "../../tools/query.ts";
 import type { ResourceName } from "../../tools/resources.ts";
 import type { QueryPlan, Reading } from "./reading.ts";
 
@@ -36,6 +37,22 @@ const NONE =
   "(?:with\\s+no|without(?:\\s+any)?|with\\s+zero|no|zero|(?:that|who|which)\\s+(?:have|has)\\s+no|(?:do|does)\\s+not\\s+have(?:\\s+any)?|lacking|missing)\\s+(?:a\\s+|an\\s+|any\\s+)?";
 const SOME = "(?:with|having|(?:that|who|which)\\s+(?:have|has))\\s+(?:a\\s+|an\\s+|any\\s+|some\\s+)?";
 const MOST = "(?:the\\s+)?(most|fewest|least)\\s+";
+
+/** "fewer than 3", "at least 2": a bound on how many related records there are. */
+const COUNTED =
+  "(?:(?:with|having|(?:that|who|which)\\s+(?:have|has)|have|has)\\s+)?(less than|fewer than|under|below|more than|over|above|at least|at most|exactly)\\s+(\\d{1,3})\\s+";
+const COUNT_OPS: Readonly<Record<string, Condition["op"]>> = {
+  "less than": "lt",
+  "fewer than": "lt",
+  under: "lt",
+  below: "lt",
+  "more than": "gt",
+  over: "gt",
+  above: "gt",
+  "at least": "gte",
+  "at most": "lte",
+  exactly: "eq",
+};
 
 /** "never contacted", "haven't talked to": contacts with no conversation at all. */
 export const NEVER_TALKED =
@@ -154,6 +171,18 @@ export function relations(reading: Reading, plan: QueryPlan): void {
     }
   }
   for (const related of RELATED[plan.resource] ?? []) {
+    // "candidates with fewer than 3 skills", "contacts that have at least 2 deals": how many they have.
+    const counted = new RegExp(`\\b${COUNTED}(${related.words})\\b`).exec(lower);
+    if (counted) {
+      const [, bound, number] = counted;
+      plan.where.push({ field: related.field, op: COUNT_OPS[bound!]!, value: Number(number) });
+      plan.said.push(
+        `with ${bound} ${number} ${number === "1" ? related.label.replace(/s$/, "") : related.label}`,
+      );
+      reading.take(counted.index, counted.index + counted[0].length);
+      plan.structured.push("join");
+      return;
+    }
     const none = new RegExp(`\\b${NONE}(${related.words})\\b`).exec(lower);
     const most = new RegExp(`\\b${MOST}(${related.words})\\b`).exec(lower);
     const some = new RegExp(`\\b${SOME}(${related.words})\\b`).exec(lower);

@@ -9,10 +9,20 @@ import { DATE_FIELD_LABEL, DATE_FIELD_WORDS, DEFAULT_DATE } from "./words.ts";
  * the date its verb names: created, due, paid, closed, hired.
  */
 
+const NEGATED = /\b(?:not|never|nothing|no)\s+(?:yet\s+|been\s+|yet\s+been\s+|even\s+)?$/;
+
 /** The date the message's verb names ("issued", "paid", "expected to close"), taking the verb. */
 export function namedDateField(reading: Reading, plan: QueryPlan): string | undefined {
   // The verb may also be a status ("paid this month"): both readings hold, so taken words count.
-  const [first] = findPhrases(reading.lower, DATE_FIELD_WORDS[plan.resource] ?? []);
+  // A verb said in the negative names no date: "this month's invoices that have not been paid" were
+  // issued this month; nothing was paid.
+  // Of two verbs, the one right before the date is its: "paid invoices that were due before march 1".
+  const found = findPhrases(reading.lower, DATE_FIELD_WORDS[plan.resource] ?? []).filter(
+    (one) => !NEGATED.test(reading.lower.slice(Math.max(0, one.start - 20), one.start)),
+  );
+  const [spanStart] = reading.analysis.dates.spans[0] ?? [-1];
+  const nearest = found.filter((one) => one.end <= spanStart && spanStart - one.end <= 12).at(-1);
+  const first = nearest ?? found[0];
   if (!first) return undefined;
   reading.take(first.start, first.end);
   return first.value;
@@ -25,8 +35,14 @@ function dateFieldOf(reading: Reading, plan: QueryPlan): string {
   const stage = [...plan.where, ...reading.context].find((c) => c.field === "stage" || c.field === "status");
   const values = stage && Array.isArray(stage.value) ? stage.value : [];
   // "the ones from last month": when they were made, whatever their status.
-  const [spanStart] = reading.analysis.dates.spans[0] ?? [0];
-  if (/\bfrom\s+(?:the\s+)?$/.test(reading.lower.slice(Math.max(0, spanStart - 10), spanStart)))
+  // "this month's invoices that have not been paid" too: the invoices of this month, whatever they owe.
+  const [spanStart, spanEnd] = reading.analysis.dates.spans[0] ?? [0, 0];
+  if (
+    /\bfrom\s+(?:the\s+)?$/.test(reading.lower.slice(Math.max(0, spanStart - 10), spanStart)) ||
+    /^(?:'s|’s|s)?\s+(?:invoices?|invs?|bills?|deals?|payments?|candidates?|contacts?)\b/.test(
+      reading.lower.slice(spanEnd, spanEnd + 16),
+    )
+  )
     return DEFAULT_DATE[plan.resource];
   if (
     plan.resource === "invoices" &&

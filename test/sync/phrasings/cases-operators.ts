@@ -328,4 +328,74 @@ export const operators: Case[] = [
   ...followUps(["payments above a thousand"], ["filter it down to card"], (t) =>
     t.list("payments", "amount > 1000 AND method = 'card'"),
   ),
+  // A verb said in the negative names no date; "this months invoices" are the ones issued this month.
+  ...phrasings(
+    4,
+    ["this months invoices still unpaid", "invoices from this month that have not been paid"],
+    (t) => t.list("invoices", `${UNPAID} AND ${within("issued_at", "2026-03-01", "2026-04-01")}`),
+  ),
+  // "on or before", "no later than": the day itself included.
+  ...phrasings(
+    4,
+    ["open deals expected to close on or before apr 3", "open deals closing no later than april 3"],
+    (t) => t.list("deals", `${OPEN_DEAL} AND expected_close_date <= '2026-04-03'`),
+  ),
+  // Of two verbs, the one right before the date is its.
+  ...phrasings(4, ["paid invoices that were due before feb 21"], (t) =>
+    t.list("invoices", "s = 'paid' AND due_date < '2026-02-21'"),
+  ),
+  // How many related records there are, bounded.
+  ...phrasings(
+    1,
+    ["candidates with fewer than 3 skills", "applicants that have less than 3 skills listed"],
+    (t) => t.list("candidates", "(SELECT count(*) FROM skills s WHERE s.candidate_id = v.id) < 3"),
+  ),
+  ...phrasings(1, ["contacts with at least 3 deals"], (t) =>
+    t.list("contacts", "(SELECT count(*) FROM deals d WHERE d.contact_id = v.id) >= 3"),
+  ),
+  // Owed said as what is left: "with more than 5k left on them".
+  ...phrasings(
+    1,
+    ["unpaid invoices with more than 5k left on them", "unpaid invs that still have over 5k left to pay"],
+    (t) => t.list("invoices", `${UNPAID} AND owed > 5000`),
+  ),
+  // "excluding the partly paid ones": nothing paid on them yet.
+  ...phrasings(5, ["overdue invoices excluding the partly paid ones", "overdue bills not partly paid"], (t) =>
+    t.list("invoices", "s = 'overdue' AND amount_paid = 0"),
+  ),
+  // "the biggest single payment", "payments that landed": received.
+  ...phrasings(2, ["biggest single payment that landed this month"], (t) =>
+    t.top("payments", within("received_at", "2026-03-01", "2026-04-01"), "amount", 1),
+  ),
+  // "sitting at proposal": in that stage; "sitting there the longest": the oldest.
+  ...phrasings(2, ["smallest deal sitting at proposal", "the smallest of the deals stuck in proposal"], (t) =>
+    t.top("deals", "stage = 'proposal'", "value", 1, "asc"),
+  ),
+  // A share said of a currency alone is not a win rate.
+  ...phrasings(3, ["what share of our deals are in usd"], async (t) => ({
+    present: await t.share("deals", "cur = 'USD'"),
+  })),
+  // The clients with nothing paid on any invoice.
+  ...phrasings(
+    5,
+    ["which customers have never paid us a cent", "any clients who never paid anything"],
+    async (t) => {
+      const rows = await t.sql<{ client: string }>(
+        `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'paid')
+        GROUP BY client HAVING sum(amount_paid) = 0 ORDER BY client`,
+      );
+      if (rows.length === 0) throw new Error("every client paid something");
+      return { present: rows.map((row) => row.client) };
+    },
+  ),
+  // Follow-ups: a count of the list's own narrowed; an order said "by how much is still owed".
+  ...followUps(["show the open deals"], ["how many of those are in proposal"], (t) =>
+    t.count("deals", "stage = 'proposal'").then((n) => ({ present: [t.bold(n)] })),
+  ),
+  ...followUps(["whats overdue"], ["top 2 by how much is still owed"], (t) =>
+    t.top("invoices", "s = 'overdue'", "owed", 2),
+  ),
+  ...followUps(["comms with jonas tanaka"], ["only the ones that came from him"], (t) =>
+    t.list("communications", "contact_name = 'Jonas Tanaka' AND direction = 'inbound'"),
+  ),
 ];
