@@ -160,7 +160,8 @@ export function lineFor(resource: ResourceName, record: Rec, today: string): str
     case "payments":
       return paymentLine(record);
     case "skills":
-      return skillLine(record);
+      // Whose skill it is ("who has it verified"): query_records gives each skill its candidate.
+      return skillLine(record, typeof record.candidate === "string" ? record.candidate : undefined);
     case "communications":
       return communicationLine(record);
   }

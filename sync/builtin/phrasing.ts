@@ -195,8 +195,13 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:sitt?in'?g?|stuck|parked)\s+(?:at|in)\s+(?:the\s+)?/gi, "in "],
   // "paid or unpaid doesnt matter", "won or lost, whatever": either.
   [
-    /,?\s*\b[\p{L}-]+\s+or\s+[\p{L}-]+\s*,?\s*(?:(?:it\s+)?(?:does\s+not|doesnt)\s+matter|whatever|either\s+way|both)\b/giu,
+    /,?\s*\b[\p{L}-]+(?:\s+or|\s*[,/])?\s+[\p{L}-]+\s*,?\s*(?:(?:it\s+)?(?:does\s+not|doesnt)\s+matter|whatever|either\s+way|both)\b/giu,
     "",
+  ],
+  // "what's come in against inv 9": the payments on it.
+  [
+    /\b(?:what|how\s+much|anything)\s+(?:is\s+|has\s+|have\s+we\s+)?(?:come|came|got|gotten|received)\s+in\s+(?:against|on|for|towards?)\s+(?=inv|invoice|bill|#|no\b|number)/gi,
+    "payments on ",
   ],
   // "(not counting drafts)": excluding them.
   [/\bnot\s+counting\b/gi, "excluding"],

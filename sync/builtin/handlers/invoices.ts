@@ -62,7 +62,13 @@ export async function invoices(ctx: PlanContext): Promise<Answer> {
     const counts = await ctx.read<CountResult>("count_records", { ...query, group_by: "status" });
     const lines = (counts.groups ?? []).map((group) => `${String(group.key)}: **${group.count}**`);
     const memory = remember(ctx, "invoices", subject ? { subject } : {});
-    return { reply: `You have **${plural(counts.total, kind)}**${scope}.\n\n${bullets(lines)}`, memory };
+    let reply = `You have **${plural(counts.total, kind)}**${scope}.\n\n${bullets(lines)}`;
+    // Ten or fewer: which they are, as every count of a few shows them.
+    if (counts.total > 0 && counts.total <= 10) {
+      const few = await ctx.read<ListResult>("list_records", { ...query, sort: "due_date", limit: 10 });
+      reply += `\n\n${bullets(few.records.map((invoice) => invoiceLine(invoice, ctx.turn.today)))}`;
+    }
+    return { reply, memory };
   }
   const list = await ctx.read<ListResult>("list_records", { ...query, sort: "due_date", limit: 50 });
   const sums = await ctx.read<SumResult>("sum_amounts", { ...query, field: "amount" });

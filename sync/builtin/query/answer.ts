@@ -158,6 +158,23 @@ function startsWords(found: QueryResult, field: string, wanted: string): boolean
   );
 }
 
+/** Skills named with their candidates ("who has it verified"): each record gets its `candidate`. */
+async function withCandidates(ctx: PlanContext, resource: ResourceName, records: Rec[]): Promise<void> {
+  if (resource !== "skills" || records.length === 0) return;
+  const ids = [...new Set(records.map((record) => String(record.candidate_id)))];
+  const found = await ctx.read<QueryResult>("query_records", {
+    resource: "candidates",
+    where: [{ field: "id", op: "in", value: ids }],
+    limit: ids.length,
+  });
+  if (found.mode !== "records") return;
+  const names = new Map(found.records.map((record) => [String(record.id), str(record.name)]));
+  for (const record of records) {
+    const name = names.get(String(record.candidate_id));
+    if (name) record.candidate = name;
+  }
+}
+
 /** A record's line as the lists show it, with a candidate's dates (applied, hired, rejected). */
 function lineOf(resource: ResourceName, record: Rec, today: string): string {
   const line = lineFor(resource, record, today);
@@ -381,6 +398,7 @@ export async function answerQuery(
     what = `${what} (drafts and voids left out)`;
   }
   const result = await ctx.read<QueryResult>("query_records", args);
+  if (result.mode === "records") await withCandidates(ctx, plan.resource, result.records);
   let reply =
     result.mode === "records"
       ? listReply(merged, result, what, ctx.turn.today)
@@ -440,6 +458,7 @@ export async function answerQuery(
       limit: 10,
     });
     if (records.mode === "records") {
+      await withCandidates(ctx, plan.resource, records.records);
       reply += `\n${bullets(records.records.map((record) => lineOf(plan.resource, record, ctx.turn.today)))}`;
     }
   }

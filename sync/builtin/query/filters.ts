@@ -263,7 +263,18 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
   if (plan.resource === "communications") directions(reading, plan);
   if (plan.resource === "skills") {
     const level = /\b(beginner|intermediate|advanced|expert)s?(?:\s+level)?\b/.exec(lower);
-    if (level) {
+    // "which skills do we have no experts in": the skills nobody has at that level, a question about
+    // every candidate's skills at once that one condition on a skill cannot ask: not read.
+    const nobody = level
+      ? /\b(?:no|without(?:\s+any)?|zero|nobody|no\s+one|none)\s+(?:(?:at|of)\s+)?$/.exec(
+          lower.slice(0, level.index),
+        )
+      : null;
+    if (level && nobody && /\b(?:in|at|for|on)\b/.test(lower.slice(level.index + level[0].length))) {
+      plan.leftover.push(`${nobody[0].trim()} ${level[0]}`);
+      reading.take(nobody.index, level.index + level[0].length);
+      plan.structured.push("join");
+    } else if (level) {
       const negated = negatedBefore(lower, level.index);
       plan.where.push({ field: "level", op: negated === undefined ? "eq" : "ne", value: level[1]! });
       plan.said.push(`${negated === undefined ? "" : "not "}at ${level[1]} level`);
