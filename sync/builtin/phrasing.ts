@@ -16,6 +16,8 @@ const FIGURE = String.raw`[$€£]?\d[\d,.]*(?:\s?k)?(?:\s?(?:eur|usd|gbp|euros?
  * They belong to the language, not to one question: each serves every resource and field.
  */
 const OPERATORS: ReadonlyArray<[RegExp, string]> = [
+  // "(calls emails meetings whatever)": a clarifier of the conversations already asked about.
+  [/\(\s*(?:like\s+)?(?:calls?|e-?mails?|meetings?|texts?)[^)]*\)/gi, ""],
   // The number itself included: "9600 or bigger", "5k or more", "7+ units", "2,500 and up".
   [
     new RegExp(
@@ -55,7 +57,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     /\b(excluding|except(?:\s+for)?|other\s+than|besides|apart\s+from|but\s+not)\s+(?:the\s+|any\s+|all\s+)?(?:ones?\s+)?(?:(?:that|which|who)\s+(?:are|were|is|was|have\s+been|got|we)\s+|(?:we|they)\s+(?:have\s+)?)?/gi,
     "$1 ",
   ],
-  [/\b(excluding|except|besides)\s+([\p{L}-]+)\s+ones\b/giu, "$1 $2"],
+  [/\b(excluding|except|besides)\s+([\p{L}-]+)\s+ones?\b/giu, "$1 $2"],
   // Narrowing the list before: "narrow to qualified", "filter it down to card payments", "limit to usd".
   [
     /\b(?:narrow|filter|limit|restrict|cut|trim|pare)(?:\s+(?:it|that|this|them|those|these|the list))?(?:\s+down)?\s+(?:to|by)\b/gi,
@@ -170,6 +172,11 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     /\bby\s+how\s+(?:much|big|large)\s+(?:they|it|each\s+one)\s+(?:are|is|was|were)(?:\s+worth)?\b/gi,
     "by amount",
   ],
+  // "which 3 owe us the most" after a list of invoices: the three with the most still owed.
+  [
+    /\bwhich\s+(\d{1,2}|one|two|three|four|five)\s+(?:still\s+)?owe\s+(?:us\s+)?(?:the\s+)?most\b/gi,
+    "top $1 by amount owed",
+  ],
   // "the priority-tagged ones", "vip tagged contacts": tagged with it.
   [
     /\b([\p{L}\d]+)(?:-tagged\b|\s+tagged(?=\s+(?:ones|contacts|people|folks|clients|customers)\b))/giu,
@@ -217,6 +224,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:ended\s+up|wound\s+up)\s+losing\b/gi, "lost"],
   [/\b(?:ended\s+up|wound\s+up)\s+winning\b/gi, "won"],
   [/\b(?:ended\s+up|wound\s+up)\s+(hiring|rejecting)\b/gi, "$1"],
+  [/\b(?:we\s+)?(?:ended\s+up|wound\s+up)\s+voiding\b/gi, "voided"],
   // "on their profile", "on file": where a candidate's details are kept, said of every one.
   [/\s*\bon\s+(?:their|there|his|her|the)\s+profiles?\b/gi, ""],
   // "our biggest client by total billed": the client billed the most.
@@ -242,6 +250,70 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\bnot\s+(?:going|applying|applied|gunning|in\s+the\s+running)\s+for\s+(?:the\s+|a\s+)?/gi, "not "],
   // "meant to close": expected to.
   [/\b(?:meant|planned|projected|forecasted)\s+to\s+close\b/gi, "expected to close"],
+  // Chat noises and remarks that ask nothing: "obvs", "lol", "smh", "ugh", "can't remember", "feel bad for them".
+  [/\s*,?\s*\b(?:obvs|lol|lmao|smh|ugh|tbh|basically|actually)\b/gi, ""],
+  [/\s*,?\s*\b(?:i\s+)?(?:can\s+not|cannot|cant)\s+remember\b/gi, ""],
+  [/\s*,?\s*\b(?:atm|rn|right\s+now|at\s+the\s+moment)\b/gi, ""],
+  [/\s*,?\s*\b(?:i\s+)?feel\s+bad\s+for\s+(?:them|him|her)\b/gi, ""],
+  [/\s*,?\s*\b(?:i\s+)?(?:do\s+not|dont)\s+want\s+(?:anyone|anybody|them)\s+going\s+cold\b/gi, ""],
+  [/\s*,?\s*\b(?:i\s+)?just\s+(?:want|need)\s+the\s+(?:number|count|figure|amounts?|totals?)\b/gi, ""],
+  [/\bpayed\b/gi, "paid"],
+  // "drafts voids everything", "every status": no status left out.
+  [
+    /\b(?:drafts?\s*,?\s*(?:and\s+)?voids?|voids?\s*,?\s*(?:and\s+)?drafts?)\s*,?\s*(?:and\s+)?(?:everything|all|the\s+lot)\b/gi,
+    "of every status",
+  ],
+  // "don't count the voided one", "do not include drafts": excluding them.
+  [/\b(?:do\s+not|dont|don't)\s+(?:count|include)\s+(?:the\s+|any\s+)?/gi, "excluding "],
+  // "not paid on time": paid late.
+  [/\b(?:(?:were|was|are|is)\s+)?not\s+paid\s+on\s+time\b/gi, "paid late"],
+  // "bank transfers we got": payments by bank transfer.
+  [
+    /^(?!.*\bpayments?\b)(?!.*\b(?:excluding|except|other\s+than|besides|not|without)\s+(?:the\s+)?bank\s+transfers)(.*?)\bbank\s+transfers\b/gi,
+    "$1payments by bank transfer",
+  ],
+  // "somewhere between 1k and 5k", "sometime in april": the range or the period itself.
+  [/\b(?:somewhere|sometime|some\s+time|anywhere)\s+(?=between\b|in\b|around\b|from\b|during\b)/gi, ""],
+  // "(what's left, not the full amt)": what is owed, which the words before already say.
+  [
+    /\(\s*(?:what\s+is|whats|what's)\s+left\s*,?\s*not\s+the\s+(?:full|whole)\s+(?:amount|amt|total)\s*\)/gi,
+    "",
+  ],
+  [/\bbalances\b/gi, "balance"],
+  // "the most days past due": the most overdue.
+  [/\bmost\s+days\s+(?:past\s+due|overdue|late)\b/gi, "most overdue"],
+  // "the invoices people still owe us on": unpaid.
+  [
+    /\b(?:that\s+)?(?:people|ppl|they|clients|customers)\s+still\s+owe\s+(?:us\s+)?(?:on|money\s+on)\b/gi,
+    "unpaid",
+  ],
+  // "on avg how big are the invoices": their average amount.
+  [
+    /(?<=\b(?:avg|average|mean|on\s+avg|typical(?:ly)?)\b.*?)\bhow\s+(?:big|large)\s+(?:are|is|were|was)\s+/gi,
+    "amount of ",
+  ],
+  // "paid some but not the whole thing", "partial payers": partly paid.
+  [
+    /\b(?:have|has|they\s+have)?\s*paid\s+some\s+(?:of\s+it\s+)?but\s+not\s+(?:(?:the\s+)?whole\s+(?:thing|amount|lot)|all(?:\s+of\s+it)?|in\s+full)\b/gi,
+    " partly paid",
+  ],
+  // "invoices that haven't been sent out yet", "drafts we haven't sent": never issued.
+  [
+    /\b(?:have|has)\s+not\s+(?:yet\s+)?(?:gone\s+out|been\s+sent(?:\s+out)?|been\s+issued)(?:\s+yet)?/gi,
+    "are draft",
+  ],
+  [
+    /(?<=\bdrafts?\b.*?)\s*\b(?:that\s+)?we\s+(?:have\s+not|never)\s+(?:sent|issued)(?:\s+out)?(?:\s+yet)?/gi,
+    "",
+  ],
+  [/\s*,?\s*\bpartial\s+payers\b/gi, ""],
+  // "didn't make the cut": rejected.
+  [/\b(?:did\s+not|didnt)\s+make\s+(?:the|it\s+past\s+the)\s+cut\b/gi, "were rejected"],
+  // "doesn't matter what stage they're in": every stage.
+  [
+    /\s*,?\s*\b(?:it\s+)?(?:does\s+not|doesnt)\s+matter\s+(?:what|which)\s+(?:stage|status)(?:\s+(?:they\s+are|it\s+is|theyre)\s+in)?\b/gi,
+    "",
+  ],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
   [
     /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,
@@ -263,7 +335,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   // "added to the crm", "entered into the system": made.
   [
-    /\b(?:added|entered|put|logged|created)\s+(?:to|in|into|on)\s+(?:the|our)\s+(?:crm|system|database|db|books|pipeline)\b/gi,
+    /\b(?:(?:did|have)\s+we\s+|we\s+)?(?:add|added|enter|entered|put|log|logged|created)\s+(?:to|in|into|on)\s+(?:the|our)\s+(?:crm|system|database|db|books|pipeline)\b/gi,
     "created",
   ],
   // "if you count drafts too", "drafts included": every invoice, the drafts among them.

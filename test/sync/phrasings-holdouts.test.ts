@@ -14,10 +14,11 @@ import { holdout11 } from "./phrasings/cases-holdout-11.ts";
 import { holdout12 } from "./phrasings/cases-holdout-12.ts";
 import { holdout13 } from "./phrasings/cases-holdout-13.ts";
 import { holdout14 } from "./phrasings/cases-holdout-14.ts";
+import { holdout15 } from "./phrasings/cases-holdout-15.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: fourteen sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: fifteen sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -32,13 +33,13 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // Accounting for every word (sync/builtin/accounting.ts) withheld answers that had been right by luck
   // (a window or a rank ignored, the list happening to match): sets 2, 3 and 5 lost 2, 2 and 1 of those.
   { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 0 } },
-  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 76, wrong: 0 } },
+  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 77, wrong: 0 } },
   { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 60, wrong: 0 } },
-  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 53, wrong: 3 } },
+  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 55, wrong: 3 } },
   { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 36, wrong: 0 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
-  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 53, wrong: 0 } },
-  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 38, wrong: 2 } },
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 55, wrong: 0 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 39, wrong: 2 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
   // "except paid", "got away", names at a word's start, chat asides): 408 right / 38 wrong over the nine
@@ -67,6 +68,11 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // before", "sitting at proposal", "left on them", counts of related records, clients who never paid,
   // a pipeline in one currency, asides and restatements): 75 / 0.
   { name: "holdout 14 (blind: 47 right, 8 wrong)", cases: holdout14, floor: { right: 75, wrong: 0 } },
+  // Written blind by a helper session while 14 was taught: the tree before that session scored 41 / 8, the
+  // tree taught on 14 45 / 7 (the blind run). Taught after ("drafts voids everything", "don't count the
+  // voided one", "not paid on time", "which 3 owe us the most" after a list, won deals in a period added
+  // up over that period, clients who owe nothing, "of them" with no list before, chat noises): 71 / 0.
+  { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 71, wrong: 0 } },
 ];
 
 let h: Harness;

@@ -1,8 +1,10 @@
+import type { Condition } from "../../tools/query.ts";
 import type { ListResult, SumResult } from "../../tools/records.ts";
 import type { Filters } from "../../tools/resources.ts";
 import { bullets, countOf, dealLine, itemsOf, plural, str, totalsText, type MoneyTotal } from "../answers.ts";
 import type { PlanContext } from "../context.ts";
 import { countPer } from "../counts.ts";
+import { addDays } from "../dates.ts";
 import { hasCue } from "../intents.ts";
 import { nameSpans } from "../names.ts";
 import { remember } from "../subjects.ts";
@@ -92,10 +94,22 @@ export async function deals(ctx: PlanContext): Promise<Answer> {
   } else {
     totals = (await ctx.read<SumResult>("sum_amounts", { ...query, field: "value" })).totals;
   }
+  // Closed in a period is narrowed here, not by the tool: the list says so in query terms, so "how much is
+  // that altogether" adds up the deals shown, not every won deal.
+  const where: Condition[] | undefined =
+    when && period
+      ? [
+          { field: "stage", op: "in", value: stages },
+          ...(currency ? [{ field: "currency", op: "eq" as const, value: currency }] : []),
+          { field: "closed_at", op: "gte", value: period.range.from },
+          { field: "closed_at", op: "lt", value: addDays(period.range.to, 1) },
+        ]
+      : undefined;
   const memory = remember(ctx, "deals", {
     list: {
       resource: "deals",
       filters,
+      ...(where ? { where } : {}),
       ...(q ? { q } : {}),
       sort: "-value",
       total,

@@ -166,41 +166,66 @@ export async function topClients(ctx: PlanContext): Promise<Answer> {
   return { reply: `${head}\n\n${lines.join("\n")}`, memory };
 }
 
-/**
- * "any client that's never paid us anything", "clients we invoiced who haven't paid a cent": the
- * clients with issued invoices (open, overdue or paid; drafts and voids were never owed) and nothing
- * paid on any of them, in any currency.
- */
-export const NEVER_PAID_CLIENTS =
-  /^(?:(?:any|which|what|show(?: me)?|list|are there(?: any)?)\s+)?(?:clients?|customers?|companies)\s+(?:that|who|which)?\s*(?:we(?:\s+have)?\s+(?:invoiced|billed)\s+(?:that|who|which)?\s*)?(?:has|have|is|are)?\s*(?:never|not|not yet|not ever)\s+(?:yet\s+|ever\s+|once\s+)?(?:paid|pay)(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|dime|thing)|one\s+cent))?(?:\s+at\s+all)?(?:\s+yet)?\s*[?.!]*$/;
+const CLIENTS = String.raw`^(?:(?:any|which|what|show(?: me)?|list|are there(?: any)?)\s+)?(?:clients?|customers?|companies)\s+(?:that|who|which)?\s*(?:we(?:\s+have)?\s+(?:invoiced|billed)\s+(?:that|who|which)?\s*)?`;
 
-export async function clientsNeverPaid(ctx: PlanContext): Promise<Answer> {
+/**
+ * The clients with issued invoices (open, overdue or paid; drafts and voids were never owed) and nothing
+ * in one of their figures, in any currency: "any client that's never paid us anything" (nothing paid on
+ * any invoice), "which clients don't owe us anything" (nothing outstanding).
+ */
+const NOTHING: ReadonlyArray<{
+  pattern: RegExp;
+  field: "paid" | "outstanding";
+  /** Said of one client, of several. */
+  said: [string, string];
+  every: string;
+}> = [
+  {
+    pattern: new RegExp(
+      String.raw`${CLIENTS}(?:has|have|is|are)?\s*(?:never|not|not yet|not ever)\s+(?:yet\s+|ever\s+|once\s+)?(?:paid|pay)(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|dime|thing)|one\s+cent))?(?:\s+at\s+all)?(?:\s+yet)?\s*[?.!]*$`,
+    ),
+    field: "paid",
+    said: ["has never paid anything", "have never paid anything"],
+    every: "has paid something",
+  },
+  {
+    pattern: new RegExp(
+      String.raw`${CLIENTS}(?:(?:do|does)\s+not\s+owe(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|thing)|any\s+money))?|owe(?:s)?\s+(?:us\s+)?nothing|(?:are|is)\s+(?:all\s+)?paid\s+up|with\s+nothing\s+(?:outstanding|owed|unpaid))\s*[?.!]*$`,
+    ),
+    field: "outstanding",
+    said: ["owes nothing now", "owe nothing now"],
+    every: "still owes something",
+  },
+];
+
+/** The question about clients with nothing paid or nothing owed that `message` asks, if any. */
+export function clientsWithNothingAsked(message: string): (typeof NOTHING)[number] | undefined {
+  return NOTHING.find((one) => one.pattern.test(message.trim()));
+}
+
+export async function clientsWithNothing(ctx: PlanContext, asked: (typeof NOTHING)[number]): Promise<Answer> {
   const result = await ctx.read<QueryResult>("query_records", {
     resource: "invoices",
     where: [{ field: "status", op: "in", value: ["open", "overdue", "paid"] }],
-    aggregate: { fn: "sum", field: "paid" },
+    aggregate: { fn: "sum", field: asked.field },
     group_by: "client",
   });
   const rows = result.mode === "records" ? [] : result.values;
-  const clients = [...new Set(rows.map((row) => String(row.key ?? "no client")))];
-  const never = clients.filter((client) =>
-    rows
-      .filter((row) => String(row.key ?? "no client") === client)
-      .every((row) => Number(row.value ?? 0) === 0),
+  const keyOf = (row: (typeof rows)[number]) => String(row.key ?? "no client");
+  const clients = [...new Set(rows.map(keyOf))];
+  const nothing = clients.filter((client) =>
+    rows.filter((row) => keyOf(row) === client).every((row) => Number(row.value ?? 0) === 0),
   );
   const memory = remember(ctx, "top_clients");
   const what = "of the clients we invoiced (drafts and voids left out)";
-  if (never.length === 0)
-    return { reply: `Every one ${what} has paid something: **0** have never paid.`, memory };
-  const lines = never.map((client) => {
-    const owed = rows.filter((row) => String(row.key ?? "no client") === client);
-    const invoices = owed.reduce((n, row) => n + row.count, 0);
-    return `**${client}** (${plural(invoices, "invoice")}, nothing paid)`;
+  if (nothing.length === 0)
+    return { reply: `Every one ${what} ${asked.every}: **0** ${asked.said[1]}.`, memory };
+  const lines = nothing.map((client) => {
+    const invoices = rows.filter((row) => keyOf(row) === client).reduce((n, row) => n + row.count, 0);
+    return `**${client}** (${plural(invoices, "invoice")})`;
   });
-  return {
-    reply: `**${never.length}** ${what} ${never.length === 1 ? "has" : "have"} never paid anything:\n${bullets(lines)}`,
-    memory,
-  };
+  const said = asked.said[nothing.length === 1 ? 0 : 1];
+  return { reply: `**${nothing.length}** ${what} ${said}:\n${bullets(lines)}`, memory };
 }
 
 /** How a ranking of clients reads: what is added up, and how the reply says it. */

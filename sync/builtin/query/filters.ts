@@ -342,6 +342,20 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
       reading.take(nothing.index, nothing.index + nothing[0].length);
       plan.structured.push("filter");
     }
+    // "invoices that were paid late": paid after their due date (a share of them is a ratio: answer.ts).
+    const late = plan.ratio
+      ? null
+      : /\b(?:(?:were|was|got|get)\s+)?paid\s+(?:late|after\s+(?:the|their|its)\s+due\s+dates?|past\s+(?:the|their|its)\s+due\s+dates?)\b/.exec(
+          lower,
+        );
+    if (late) {
+      plan.where.push({ field: "paid_late", op: "eq", value: true });
+      if (!plan.where.some((condition) => condition.field === "status"))
+        plan.where.push({ field: "status", op: "in", value: ["paid"] });
+      plan.said.push("paid late");
+      reading.take(late.index, late.index + late[0].length);
+      plan.structured.push("filter");
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import type { Answer, ListMemory, Memory } from "../types.ts";
 import type { QueryResult } from "../../tools/query.ts";
 import { bullets, itemsOf, lineFor } from "../answers.ts";
 import { candidateDetail } from "../handlers/people.ts";
-import { clientsNeverPaid, NEVER_PAID_CLIENTS } from "../handlers/invoices.ts";
+import { clientsWithNothing, clientsWithNothingAsked } from "../handlers/invoices.ts";
 import { addDays } from "../calendar.ts";
 import { answerQuery } from "./answer.ts";
 import { DATE_FIELD_LABEL } from "./words.ts";
@@ -24,17 +24,11 @@ import { parseQuery } from "./parse.ts";
 function conditionsOf(list: ListMemory, memory?: Memory): Condition[] | undefined {
   if (list.where) return list.where;
   // "invoices for Helios Energy": the intents searched for the client they named; that is its invoices.
+  // "unpaid invoices for Helios", then "what's the total on those": the client and the statuses.
   const client = memory?.slots.subject?.client;
-  if (
-    list.q &&
-    list.resource === "invoices" &&
-    client &&
-    list.q === client &&
-    Object.keys(list.filters).length === 0
-  )
-    return [{ field: "client", op: "eq", value: client }];
+  const ofClient = Boolean(list.q && list.resource === "invoices" && client && list.q === client);
   const fields = FIELDS[list.resource];
-  const conditions: Condition[] = [];
+  const conditions: Condition[] = ofClient ? [{ field: "client", op: "eq", value: client! }] : [];
   for (const [name, raw] of Object.entries(list.filters)) {
     const values = Array.isArray(raw) ? raw : raw.split(",");
     // A window filter ("occurred_after", "due_before") is a bound on its date field.
@@ -45,7 +39,7 @@ function conditionsOf(list: ListMemory, memory?: Memory): Condition[] | undefine
     else if (fields[name]) conditions.push({ field: name, op: "in", value: values });
     else return undefined;
   }
-  if (list.q) return undefined;
+  if (list.q && !ofClient) return undefined;
   return conditions;
 }
 
@@ -64,8 +58,9 @@ function boundsSaid(where: readonly Condition[]): string[] {
       const bound = where.find((c) => c.field === field && c.op === op)?.value;
       return typeof bound === "string" ? bound.slice(0, 10) : undefined;
     };
-    // The bounds are exclusive: the day after the lower one, the day before the upper one.
-    const from = day("gt") && addDays(day("gt")!, 1);
+    // The bounds are exclusive (an inclusive lower one, "gte", is its own day): the day after the lower
+    // one, the day before the upper one.
+    const from = day("gte") ?? (day("gt") && addDays(day("gt")!, 1));
     const to = day("lt") && addDays(day("lt")!, -1);
     const label = DATE_FIELD_LABEL[field] ?? field;
     if (from && to) said.push(`${label} ${from} to ${to}`);
@@ -227,8 +222,11 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
     const details = await detailsOf(ctx, list, their[1]!);
     if (details) return details;
   }
-  // A question about clients, not invoices: the ones with nothing paid on any invoice.
-  if (NEVER_PAID_CLIENTS.test(ctx.analysis.norm.lower.trim())) return clientsNeverPaid(ctx);
+  // A question about clients, not invoices: the ones with nothing paid, or nothing owed, on any invoice.
+  const nothing = clientsWithNothingAsked(ctx.analysis.norm.lower);
+  if (nothing) return clientsWithNothing(ctx, nothing);
+  // "which of them are still in the running" with no list before: there is nothing to narrow.
+  if (!list && /\b(?:of|among)\s+(?:them|those|these)\b/.test(ctx.analysis.norm.lower)) return null;
   const plan = parseQuery(ctx.analysis, list?.resource, list ? (conditionsOf(list, ctx.memory) ?? []) : []);
   if (!plan) return BOUNDED.test(ctx.analysis.norm.lower) ? unreadable() : null;
   const lower = ctx.analysis.norm.lower;
@@ -298,7 +296,13 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
     // "which are still unpaid" leans on the list before as a whole: never answered as a new question.
-    if (plan.structured.length === 0 && !OF_THE_LIST.test(lower)) return null;
+    // "which of them are still in the running" says it is about that list: never answered afresh either.
+    if (
+      plan.structured.length === 0 &&
+      !OF_THE_LIST.test(lower) &&
+      !/\b(?:of|among)\s+(?:them|those|these)\b/.test(lower)
+    )
+      return null;
     // The list before cannot be narrowed in query terms: answering afresh would drop what it was.
     return {
       reply:

@@ -315,11 +315,11 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   const before =
     found.length > 0
       ? new RegExp(
-          String.raw`\b(?:which|what|the|show|list|give me)\s+${COUNT}\s+(?:[a-z]+\s+)?(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
+          String.raw`(?:^|\b(?:which|what|the|show|list|give me)\s+)${COUNT}\s+(?:[a-z]+\s+)?(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
         ).exec(reading.lower)
       : null;
   if (before) {
-    const at = before.index + before[0].indexOf(before[1]!, before[0].indexOf(" "));
+    const at = before.index + before[0].search(new RegExp(String.raw`\b${before[1]!}\b`));
     reading.take(at, at + before[1]!.length);
   }
   const limitText = counted?.[1] ?? top?.[1] ?? after?.[1] ?? before?.[1];

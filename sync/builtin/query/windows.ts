@@ -39,6 +39,7 @@ function dateFieldOf(reading: Reading, plan: QueryPlan): string {
   const [spanStart, spanEnd] = reading.analysis.dates.spans[0] ?? [0, 0];
   if (
     /\bfrom\s+(?:the\s+)?$/.test(reading.lower.slice(Math.max(0, spanStart - 10), spanStart)) ||
+    /^from\s/.test(reading.lower.slice(spanStart, spanEnd)) ||
     /^(?:'s|’s|s)?\s+(?:invoices?|invs?|bills?|deals?|payments?|candidates?|contacts?)\b/.test(
       reading.lower.slice(spanEnd, spanEnd + 16),
     )

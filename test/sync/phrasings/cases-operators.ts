@@ -395,6 +395,39 @@ export const operators: Case[] = [
   ...followUps(["whats overdue"], ["top 2 by how much is still owed"], (t) =>
     t.top("invoices", "s = 'overdue'", "owed", 2),
   ),
+  // Every status said as such; a status left out said as "don't count".
+  ...phrasings(1, ["how many invoices are over 5k, drafts voids everything"], async (t) => ({
+    present: [t.bold(await t.count("invoices", "amount > 5000"))],
+  })),
+  ...phrasings(4, ["how much did we invoice in january, dont count the voided ones"], async (t) => ({
+    present: await t.total(
+      "invoices",
+      "amount",
+      `s <> 'void' AND ${within("issued_at", "2026-01-01", "2026-02-01")}`,
+    ),
+  })),
+  // Paid, but after the due date.
+  ...phrasings(5, ["which invoices weren't paid on time", "invoices that were paid late"], (t) =>
+    t.list("invoices", "s = 'paid' AND paid_at::date > due_date"),
+  ),
+  // The clients with nothing outstanding on any invoice they were sent.
+  ...phrasings(5, ["which customers owe us nothing", "clients that are all paid up"], async (t) => {
+    const rows = await t.sql<{ client: string }>(
+      `SELECT client FROM invoices WHERE org_id = $1 AND status IN ('open', 'paid')
+        GROUP BY client HAVING sum(amount - amount_paid) FILTER (WHERE status = 'open') IS NULL ORDER BY client`,
+    );
+    if (rows.length === 0) throw new Error("every client owes something");
+    return { present: rows.map((row) => row.client) };
+  }),
+  // After a list: "which 2 owe us the most" are its invoices with the most still owed; a period stays.
+  ...followUps(["unpaid invoices"], ["which 2 owe us the most"], (t) => t.top("invoices", UNPAID, "owed", 2)),
+  ...followUps(["deals we won last month"], ["what's that worth altogether"], async (t) => ({
+    present: await t.total(
+      "deals",
+      "value",
+      `stage = 'won' AND ${within("closed_at", "2026-02-01", "2026-03-01")}`,
+    ),
+  })),
   ...followUps(["comms with jonas tanaka"], ["only the ones that came from him"], (t) =>
     t.list("communications", "contact_name = 'Jonas Tanaka' AND direction = 'inbound'"),
   ),
