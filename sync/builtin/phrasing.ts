@@ -314,6 +314,39 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     /\s*,?\s*\b(?:it\s+)?(?:does\s+not|doesnt)\s+matter\s+(?:what|which)\s+(?:stage|status)(?:\s+(?:they\s+are|it\s+is|theyre)\s+in)?\b/gi,
     "",
   ],
+  // "hires so far this year", "did we hire anybody": hired candidates.
+  [/\b(?:new\s+)?hires\b/gi, "hired candidates"],
+  [
+    /\b(?:did|have)\s+we\s+hired?\s+(?:anybody|anyone|someone|somebody|any\s+(?:one|candidates?|applicants?))\b/gi,
+    "hired candidates",
+  ],
+  // "open deals that aren't just leads": not leads.
+  [/\bnot\s+just\s+(?:the\s+)?/gi, "not "],
+  // "meetings held last week", "calls that happened": the meetings.
+  [/\b(meetings?|calls?)\s+(?:(?:that|which)\s+)?(?:held|had|happened|took\s+place)\b/gi, "$1"],
+  // "total balance still owed": what is owed.
+  [/\btotal\s+balance\b/gi, "total"],
+  // "how often has ravi messaged us": how many times.
+  // ("how often do clients pay late" is a share: aggregates.ts.)
+  [/\bhow\s+often\b(?!.*\b(?:pay|pays|paid|paying|win|won|lose|lost|convert)\b)/gi, "how many times"],
+  [/\bmessaged\s+us\b/gi, "sent us messages"],
+  // "which of them did they partly pay": the partly paid ones.
+  [
+    /\b(?:did|have|has)\s+(?:they|we|he|she|it)\s+(?:partly|partially|part)\s+pa(?:y|id)\b/gi,
+    "are partly paid",
+  ],
+  // "hit their due date", "reached the due date": due.
+  [/\b(?:hit|hits|reach|reaches|reached)\s+(?:their|its|the)\s+due\s+dates?\b/gi, "due"],
+  // "blew past their expected close date", "overran their close date": expected to close before today.
+  [
+    /\b(?:that\s+)?(?:blew|blown|went|gone|slipped|are|is)\s+past\s+(?:their|its|the)\s+(?:expected\s+)?close\s+dates?\b/gi,
+    "expected to close before today",
+  ],
+  // "now only counting the paid ones": only the paid ones.
+  [/\b(?:only\s+)?counting\s+(?:only\s+)?(?=the\b)/gi, "only "],
+  // "advanced lvl or higher", "rated below advanced": a level bound.
+  [/\blvl\b/gi, "level"],
+  [/\b(?:rated|ranked)\s+(?:at\s+|as\s+)?/gi, ""],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
   [
     /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,

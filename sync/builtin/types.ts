@@ -74,6 +74,10 @@ export const ListMemorySchema = z.object({
   where: z.array(ConditionSchema).max(24).optional(),
   said: z.array(z.string()).max(24).optional(),
   adjectives: z.array(z.string()).max(12).optional(),
+  /** The figure a structured question asked for ("the average invoice"), asked again of a narrowing. */
+  aggregate: z
+    .object({ fn: z.enum(["count", "sum", "avg", "min", "max", "median"]), field: z.string().optional() })
+    .optional(),
 });
 export type ListMemory = z.infer<typeof ListMemorySchema>;
 

@@ -49,6 +49,10 @@ export const DEAL_STAGE_WORDS: ReadonlyArray<[string, readonly DealStage[]]> = [
   ["losses", ["lost"]],
   ["lose", ["lost"]],
   ["dead", ["lost"]],
+  // Closed is either way it ended: "deals we closed in feb".
+  ["closed", ["won", "lost"]],
+  ["no longer active", ["won", "lost"]],
+  ["no longer open", ["won", "lost"]],
   ["proposal", ["proposal"]],
   ["proposals", ["proposal"]],
   ["quoted", ["proposal"]],

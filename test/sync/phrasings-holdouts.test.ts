@@ -33,23 +33,23 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // Accounting for every word (sync/builtin/accounting.ts) withheld answers that had been right by luck
   // (a window or a rank ignored, the list happening to match): sets 2, 3 and 5 lost 2, 2 and 1 of those.
   { name: "holdout 1 (blind: 52 right, 19 wrong)", cases: holdout, floor: { right: 81, wrong: 0 } },
-  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 77, wrong: 0 } },
-  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 60, wrong: 0 } },
-  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 55, wrong: 3 } },
-  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 36, wrong: 0 } },
+  { name: "holdout 2 (blind: 42 right, 18 wrong)", cases: holdout2, floor: { right: 79, wrong: 0 } },
+  { name: "holdout 3 (blind: 34 right, 26 wrong)", cases: holdout3, floor: { right: 63, wrong: 0 } },
+  { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 58, wrong: 3 } },
+  { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 38, wrong: 0 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
-  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 55, wrong: 0 } },
-  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 39, wrong: 2 } },
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 59, wrong: 0 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 40, wrong: 2 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
   // "except paid", "got away", names at a word's start, chat asides): 408 right / 38 wrong over the nine
   // became 437 / 16.
-  { name: "holdout 8 (blind: 41 right, 8 wrong)", cases: holdout8, floor: { right: 62, wrong: 0 } },
-  { name: "holdout 9 (blind: 39 right, 4 wrong)", cases: holdout9, floor: { right: 55, wrong: 0 } },
+  { name: "holdout 8 (blind: 41 right, 8 wrong)", cases: holdout8, floor: { right: 63, wrong: 0 } },
+  { name: "holdout 9 (blind: 39 right, 4 wrong)", cases: holdout9, floor: { right: 56, wrong: 0 } },
   // Written blind by a helper session while sets 1–9 were taught; its blind run (39 / 5) scored what the
   // tree before that teaching scored: the teaching did not carry over to it. It was taught after (chat asides,
   // "feb 1st to 14th", "w/o", "paid or not"): 42 / 4.
-  { name: "holdout 10 (blind: 39 right, 5 wrong)", cases: holdout10, floor: { right: 59, wrong: 0 } },
+  { name: "holdout 10 (blind: 39 right, 5 wrong)", cases: holdout10, floor: { right: 60, wrong: 0 } },
   // Written blind by a helper session while this session taught the planner the ways of speaking that
   // belong to every question (cases-operators.ts): the tree before scored 53 / 1 on it, the taught tree 54 / 1.
   // It was taught after (asides after the question, dates as orders, "which are…" after a client's list): 72 / 0.
@@ -72,7 +72,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // tree taught on 14 45 / 7 (the blind run). Taught after ("drafts voids everything", "don't count the
   // voided one", "not paid on time", "which 3 owe us the most" after a list, won deals in a period added
   // up over that period, clients who owe nothing, "of them" with no list before, chat noises): 71 / 0.
-  { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 71, wrong: 0 } },
+  { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 72, wrong: 0 } },
 ];
 
 let h: Harness;

@@ -484,6 +484,7 @@ function memoryOf(ctx: PlanContext, plan: QueryPlan, result: QueryResult): Memor
       where,
       said: ranked ? [`(the ${records.length} ${plan.order!.said})`] : plan.said,
       adjectives: plan.adjectives,
+      ...(plan.aggregate && !plan.groupBy ? { aggregate: plan.aggregate } : {}),
       ...(plan.order ? { sort: `${plan.order.descending ? "-" : ""}${plan.order.field}` } : {}),
       total: result.total,
       shown: records.length,

@@ -235,6 +235,7 @@ const PAYMENT_METHODS: ReadonlyArray<[string, string]> = [
   ["wire", "bank_transfer"],
   ["transfer", "bank_transfer"],
   ["direct debit", "direct_debit"],
+  ["dd", "direct_debit"],
   ["card", "card"],
   ["credit card", "card"],
   ["cash", "cash"],
@@ -274,6 +275,8 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
       plan.leftover.push(`${nobody[0].trim()} ${level[0]}`);
       reading.take(nobody.index, level.index + level[0].length);
       plan.structured.push("join");
+    } else if (level && levelBound(reading, plan, level)) {
+      // "advanced or higher", "below advanced": a range of levels (levelBound).
     } else if (level) {
       const negated = negatedBefore(lower, level.index);
       plan.where.push({ field: "level", op: negated === undefined ? "eq" : "ne", value: level[1]! });
@@ -357,6 +360,40 @@ export function fieldValues(reading: Reading, plan: QueryPlan): void {
       plan.structured.push("filter");
     }
   }
+}
+
+const LEVELS = ["beginner", "intermediate", "advanced", "expert"];
+
+/** "advanced level or higher", "rated below advanced", "above intermediate": the levels on one side. */
+function levelBound(reading: Reading, plan: QueryPlan, level: RegExpExecArray): boolean {
+  const lower = reading.lower;
+  const at = LEVELS.indexOf(level[1]!);
+  const end = level.index + level[0].length;
+  const after =
+    /^\s*,?\s*(?:level\s+)?or\s+(higher|above|better|more|up|lower|below|less|worse|under)\b/.exec(
+      lower.slice(end),
+    );
+  const before =
+    /\b(below|under|lower than|less than|worse than|above|over|higher than|better than|more than)\s+(?:the\s+)?$/.exec(
+      lower.slice(0, level.index),
+    );
+  if (!after && !before) return false;
+  const up = after
+    ? /^(higher|above|better|more|up)$/.test(after[1]!)
+    : /^(above|over|higher than|better than|more than)$/.test(before![1]!);
+  const levels = after
+    ? up
+      ? LEVELS.slice(at)
+      : LEVELS.slice(0, at + 1)
+    : up
+      ? LEVELS.slice(at + 1)
+      : LEVELS.slice(0, at);
+  if (levels.length === 0) return false;
+  plan.where.push({ field: "level", op: "in", value: levels });
+  plan.said.push(`at ${levels.join(" or ")} level`);
+  reading.take(before ? before.index : level.index, after ? end + after[0].length : end);
+  plan.structured.push("filter");
+  return true;
 }
 
 /** "tagged priority", "not tagged vip", "with the partner tag": a contact's tags. */

@@ -293,6 +293,16 @@ export async function structuredAnswer(ctx: PlanContext): Promise<Answer | null>
       );
       const adjectives =
         fields.has("status") || fields.has("stage") ? [] : (list.adjectives ?? statusesSaid(kept));
+      // "what do our invoices average out to", then "only the paid ones": the same figure, narrowed.
+      if (
+        list.aggregate &&
+        !plan.aggregate &&
+        !plan.order &&
+        !plan.ratio &&
+        !plan.groupBy &&
+        !/^(?:and\s+|now\s+)?(?:which|who|show|list|name)\b/.test(lower)
+      )
+        plan.aggregate = list.aggregate;
       return answerQuery(ctx, plan, { base: { where: kept, said, adjectives } });
     }
     // "which are still unpaid" leans on the list before as a whole: never answered as a new question.
