@@ -158,7 +158,8 @@ export function lineFor(resource: ResourceName, record: Rec, today: string): str
     case "products":
       return productLine(record);
     case "payments":
-      return paymentLine(record);
+      // Which invoice, and whose ("who from"): query/ gives each payment its invoice's number and client.
+      return paymentLine(record, typeof record.invoice === "string" ? record.invoice : undefined);
     case "skills":
       // Whose skill it is ("who has it verified"): query_records gives each skill its candidate.
       return skillLine(record, typeof record.candidate === "string" ? record.candidate : undefined);

@@ -211,7 +211,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     "payments on ",
   ],
   // "(not counting drafts)": excluding them.
-  [/\bnot\s+counting\b/gi, "excluding"],
+  [/\bnot\s+counting\s+(?:the\s+)?(?:([\p{L}-]+)\s+ones?\b)?/giu, "excluding $1"],
   // "the biggest single payment": one payment, as every record is.
   [/\b(biggest|largest|smallest|highest|lowest)\s+single\b/gi, "$1"],
   // "payments that landed this week": received.
@@ -347,6 +347,86 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   // "advanced lvl or higher", "rated below advanced": a level bound.
   [/\blvl\b/gi, "level"],
   [/\b(?:rated|ranked)\s+(?:at\s+|as\s+)?/gi, ""],
+  // "— who from and how much" after a record asked for: its details, which its line shows.
+  [
+    /\s+-\s+(?:(?:who|whom)\s+(?:from|by)|from\s+whom?|how\s+much)(?:\s+and\s+(?:(?:who|whom)\s+(?:from|by)|from\s+whom?|how\s+much))?\s*[?.!]*$/gi,
+    "",
+  ],
+  // "how much is left on it": what is owed.
+  [
+    /\bhow\s+much\s+(?:is\s+)?(?:still\s+)?(?:left|remaining)(?:\s+(?:to\s+pay\s+)?(?:on|against)\s+(?:it|them|that|those)\b|(?=\s*(?:[?.!,]|$)))/gi,
+    "how much is owed",
+  ],
+  // "anything unpaid sitting between 6k and 10k": unpaid, between them.
+  [/\bsitt?in'?g?\s+(?=between\b|over\b|under\b|above\b|below\b|at\s+(?:least|most)\b)/gi, ""],
+  // A remark after the question: "? trying to figure out who to ring this arvo".
+  [
+    /\?\s*(?:i\s+am\s+|im\s+)?(?:trying|want|need|wanting)\s+to\s+(?:figure\s+out|work\s+out|decide|see|know|plan)\b[^?]*$/gi,
+    "?",
+  ],
+  // "contacts we've been in touch with 5+ times": with that many conversations.
+  [
+    /\b(?:(?:we|we\s+have)\s+)?(?:been\s+in\s+touch\s+with|talked\s+to|spoken\s+(?:to|with)|contacted|had\s+contact\s+with)\s+((?:at\s+least|more\s+than|over|fewer\s+than|less\s+than|under)\s+\d{1,3})\s+times\b/gi,
+    "with $1 communications",
+  ],
+  // "(the number of them not the $)", "by count not $": counted, not added up.
+  [
+    /\(\s*(?:the\s+)?(?:number|count|#)(?:\s+of\s+(?:them|invoices|deals))?\s*,?\s*not\s+(?:the\s+)?(?:\$|amount|money|value|total)\s*\)/gi,
+    "",
+  ],
+  [/,?\s*\bby\s+(?:count|number)\s*,?\s*not\s+(?:the\s+)?(?:\$|amount|money|value|total)/gi, ""],
+  // Remarks: "might just write em off honestly", "who's dragging their feet", "like them contacting us".
+  [
+    /\s*,?\s*\b(?:might|may|gonna|going\s+to|should)\s+(?:just\s+)?write\s+(?:them|em|it)\s+off\b(?:\s+honestly)?/gi,
+    "",
+  ],
+  [/\s*,?\s*\b(?:who\s+is|whos|who's)\s+dragging\s+(?:their|his|her)\s+feet\b/gi, ""],
+  [/\s*,?\s*\blike\s+them\s+(?:contacting|reaching(?:\s+out\s+to)?|emailing|calling|texting)\s+us\b/gi, ""],
+  // "how much do people owe us altogether": in total.
+  [/(?<=\bowed?\b.*?)\b(?:altogether|all\s+together)\b/gi, "in total"],
+  // "how much do people owe us": what is owed.
+  [
+    /\bhow\s+much\s+(?:do|does)\s+(?:people|ppl|clients|customers|they|everyone|everybody)\s+owe(?:\s+us)?\b/gi,
+    "how much is owed",
+  ],
+  // "jan and feb combined": one window.
+  [
+    new RegExp(
+      String.raw`\b(${"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"})\s+(?:and|&|\+)\s+(${"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"})\s+(?:combined|together|put\s+together)\b`,
+      "gi",
+    ),
+    "$1 to $2",
+  ],
+  // "deals that didn't go our way": lost; "went our way": won.
+  [/\b(?:did\s+not|didnt)\s+go\s+our\s+way\b/gi, "were lost"],
+  [/\bwent\s+our\s+way\b/gi, "were won"],
+  // "candidates we passed on": rejected.
+  [/\b(?:we\s+)?passed\s+on\b/gi, "rejected"],
+  // "anyone in contacts": the contacts.
+  [/\b(?:anyone|anybody|everyone)\s+in\s+(?:our\s+|the\s+)?contacts\b/gi, "contacts"],
+  // "part paid but not fully": partly paid.
+  [
+    /\b(partly|partially|part)([- ]?)paid\s+but\s+not\s+(?:fully|in\s+full|all|completely)(?:\s+paid)?\b/gi,
+    "$1$2paid",
+  ],
+  // "should've closed by now but haven't": expected to close before today.
+  [
+    /\b(?:that\s+)?(?:should\s+have|shouldve|should've|were\s+supposed\s+to\s+have|were\s+meant\s+to\s+have)\s+closed(?:\s+by\s+now)?(?:\s+but\s+(?:have\s+not|havent|did\s+not|didnt))?\b/gi,
+    "expected to close before today",
+  ],
+  // "who's late paying us": the overdue invoices.
+  [
+    /\b(?:who\s+is|whos|who's|who\s+are)\s+late\s+(?:paying|with\s+(?:their\s+)?payments?)(?:\s+us)?\b/gi,
+    "overdue invoices",
+  ],
+  // "which one costs the most": the most expensive.
+  [/\bcosts?\s+the\s+most\b/gi, "is the most expensive"],
+  [/\bcosts?\s+the\s+least\b/gi, "is the cheapest"],
+  // "which 3 have been overdue the longest": the most overdue.
+  [
+    /\b(?:have|has)\s+been\s+(?:overdue|late|outstanding|unpaid)\s+(?:the\s+)?longest\b/gi,
+    "are the most overdue",
+  ],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
   [
     /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,

@@ -15,10 +15,11 @@ import { holdout12 } from "./phrasings/cases-holdout-12.ts";
 import { holdout13 } from "./phrasings/cases-holdout-13.ts";
 import { holdout14 } from "./phrasings/cases-holdout-14.ts";
 import { holdout15 } from "./phrasings/cases-holdout-15.ts";
+import { holdout16 } from "./phrasings/cases-holdout-16.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: fifteen sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: sixteen sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -38,7 +39,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   { name: "holdout 4 (blind: 31 right, 19 wrong)", cases: holdout4, floor: { right: 58, wrong: 3 } },
   { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 38, wrong: 0 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
-  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 59, wrong: 0 } },
+  { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 60, wrong: 0 } },
   { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 40, wrong: 2 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
@@ -58,7 +59,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // Written blind by a helper session after the first teaching; run blind on the tree before the session
   // (57 / 3) and after that teaching (61 / 3), then taught ("who owes us the most" names one client, what was
   // paid in, remarks after a dash, a count of ten or fewer shows them): 73 / 1.
-  { name: "holdout 12 (blind: 61 right, 3 wrong)", cases: holdout12, floor: { right: 73, wrong: 1 } },
+  { name: "holdout 12 (blind: 61 right, 3 wrong)", cases: holdout12, floor: { right: 74, wrong: 1 } },
   // Written blind by a helper session after the second teaching; run blind on the tree before the session
   // (50 / 7) and after the teaching on sets 11 and 12 (58 / 6), then taught (billed vs paid by client,
   // "by the end of this quarter", "their emails" after a list, a name only where a word of it starts): 63 / 1.
@@ -67,12 +68,18 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // it, and so did the tree after its first fixes (to wrong answers in sets 1–13). Taught after ("on or
   // before", "sitting at proposal", "left on them", counts of related records, clients who never paid,
   // a pipeline in one currency, asides and restatements): 75 / 0.
-  { name: "holdout 14 (blind: 47 right, 8 wrong)", cases: holdout14, floor: { right: 75, wrong: 0 } },
+  { name: "holdout 14 (blind: 47 right, 8 wrong)", cases: holdout14, floor: { right: 76, wrong: 0 } },
   // Written blind by a helper session while 14 was taught: the tree before that session scored 41 / 8, the
   // tree taught on 14 45 / 7 (the blind run). Taught after ("drafts voids everything", "don't count the
   // voided one", "not paid on time", "which 3 owe us the most" after a list, won deals in a period added
   // up over that period, clients who owe nothing, "of them" with no list before, chat noises): 71 / 0.
   { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 72, wrong: 0 } },
+  // Written blind by a helper session while 15 was taught: the tree before that session scored 48 / 5, the
+  // tree taught on 14 and 15 (and on what sets 1–13 still missed) 55 / 3 (the blind run). Taught after
+  // ("— who from and how much", a payment's line names its invoice and client, "how much is left on it",
+  // "jan and feb combined" as one window the intents read as January: confidently wrong, "collect",
+  // "which 3 have been overdue the longest", "didn't go our way", "passed on", "should've closed by now"): 75 / 1.
+  { name: "holdout 16 (blind: 55 right, 3 wrong)", cases: holdout16, floor: { right: 75, wrong: 1 } },
 ];
 
 let h: Harness;

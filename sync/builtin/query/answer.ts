@@ -158,20 +158,34 @@ function startsWords(found: QueryResult, field: string, wanted: string): boolean
   );
 }
 
-/** Skills named with their candidates ("who has it verified"): each record gets its `candidate`. */
-async function withCandidates(ctx: PlanContext, resource: ResourceName, records: Rec[]): Promise<void> {
-  if (resource !== "skills" || records.length === 0) return;
-  const ids = [...new Set(records.map((record) => String(record.candidate_id)))];
+/**
+ * What a record's line names of another resource, looked up in one query for the page: a skill's
+ * candidate ("who has it verified"), a payment's invoice and client ("who from").
+ */
+async function withRelated(ctx: PlanContext, resource: ResourceName, records: Rec[]): Promise<void> {
+  const link =
+    resource === "skills"
+      ? { key: "candidate_id", of: "candidates" as const, set: "candidate", label: (r: Rec) => str(r.name) }
+      : resource === "payments"
+        ? {
+            key: "invoice_id",
+            of: "invoices" as const,
+            set: "invoice",
+            label: (r: Rec) => `${str(r.number)} (${str(r.client)})`,
+          }
+        : undefined;
+  if (!link || records.length === 0) return;
+  const ids = [...new Set(records.map((record) => String(record[link.key])))];
   const found = await ctx.read<QueryResult>("query_records", {
-    resource: "candidates",
+    resource: link.of,
     where: [{ field: "id", op: "in", value: ids }],
     limit: ids.length,
   });
   if (found.mode !== "records") return;
-  const names = new Map(found.records.map((record) => [String(record.id), str(record.name)]));
+  const labels = new Map(found.records.map((record) => [String(record.id), link.label(record)]));
   for (const record of records) {
-    const name = names.get(String(record.candidate_id));
-    if (name) record.candidate = name;
+    const label = labels.get(String(record[link.key]));
+    if (label) record[link.set] = label;
   }
 }
 
@@ -398,7 +412,7 @@ export async function answerQuery(
     what = `${what} (drafts and voids left out)`;
   }
   const result = await ctx.read<QueryResult>("query_records", args);
-  if (result.mode === "records") await withCandidates(ctx, plan.resource, result.records);
+  if (result.mode === "records") await withRelated(ctx, plan.resource, result.records);
   let reply =
     result.mode === "records"
       ? listReply(merged, result, what, ctx.turn.today)
@@ -458,7 +472,7 @@ export async function answerQuery(
       limit: 10,
     });
     if (records.mode === "records") {
-      await withCandidates(ctx, plan.resource, records.records);
+      await withRelated(ctx, plan.resource, records.records);
       reply += `\n${bullets(records.records.map((record) => lineOf(plan.resource, record, ctx.turn.today)))}`;
     }
   }

@@ -315,7 +315,7 @@ export function superlatives(reading: Reading, plan: QueryPlan, amounts: Amount[
   const before =
     found.length > 0
       ? new RegExp(
-          String.raw`(?:^|\b(?:which|what|the|show|list|give me)\s+)${COUNT}\s+(?:[a-z]+\s+)?(?:invoices|bills|deals|payments|candidates|products|contacts|skills)\b`,
+          String.raw`(?:^|\b(?:which|what|the|show|list|give me)\s+)${COUNT}\s+(?:(?:[a-z]+\s+)?(?:invoices|bills|deals|payments|candidates|products|contacts|skills)|(?:are|were|have|has|is))\b`,
         ).exec(reading.lower)
       : null;
   if (before) {

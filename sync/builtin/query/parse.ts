@@ -246,6 +246,7 @@ const IMPLIED: ReadonlyArray<[string, ResourceName]> = [
   ["no phone", "contacts"],
   ["received", "payments"],
   ["collected", "payments"],
+  ["collect", "payments"],
   ["came in", "payments"],
   ["brought in", "payments"],
   ["earned", "payments"],
@@ -321,7 +322,7 @@ function resourceOf(
     if (
       implied[0]!.value === "communications" ||
       implied[0]!.value === "payments" ||
-      /^apply(?:ing)?$/.test(implied[0]!.phrase)
+      /^appl(?:y|ying|ied)$/.test(implied[0]!.phrase)
     ) {
       reading.take(implied[0]!.start, implied[0]!.end);
       return { resource: implied[0]!.value, named: true };

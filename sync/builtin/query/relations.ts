@@ -56,7 +56,7 @@ const COUNT_OPS: Readonly<Record<string, Condition["op"]>> = {
 
 /** "never contacted", "haven't talked to": contacts with no conversation at all. */
 export const NEVER_TALKED =
-  /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to)\b/;
+  /\b(?:never|not|not yet|have not|has not|did not)\s+(?:yet\s+|been\s+|ever\s+)?(?:contacted|talked to|spoken to|spoke to|heard from|reached out to|been in touch with|got in touch with|gotten in touch with|in touch with)\b/;
 
 /** The channel a word of contact says: "emailed", "phoned", "texts". */
 const CHANNEL_WORDS: Readonly<Record<string, string>> = {

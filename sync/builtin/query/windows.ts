@@ -117,7 +117,9 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     reading.take(far.index, far.index + far[0].length);
     words = `${words} so far`;
   }
-  // "in jan or feb", "march to may": two periods side by side are one window from the first to the last.
+  // "in jan or feb", "march to may": two periods side by side are one window from the first to the last
+  // (which the intents, reading the first period alone, would not answer).
+  let joined = false;
   const second = dates.spans[1];
   if (
     second &&
@@ -127,6 +129,7 @@ export function windows(reading: Reading, plan: QueryPlan): void {
     const other = findDates(reading.lower.slice(second[0], second[1]), today);
     const range = other.past?.range ?? other.future?.range;
     if (range && from && range.to > from) {
+      joined = true;
       to = range.to;
       words = `${words} to ${range.label.replace(/\s*\(.*\)$/, "").replace(/^(in|on)\s+/, "")}`;
       reading.take(spanEnd, second[0]);
@@ -151,6 +154,7 @@ export function windows(reading: Reading, plan: QueryPlan): void {
   // "before March" is a bound the intents do not read.
   const intentsRead =
     !bound &&
+    !joined &&
     ((plan.resource === "payments" &&
       /\b(receiv|came in|come in|revenue|income|collect(?!ions)|earn|paid|made|brought|due|upcoming)/.test(
         reading.lower,
