@@ -115,7 +115,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   // "the skills people list", "skills candidates claim": the skills.
   [
-    /\bskills\s+(?:that\s+)?(?:people|ppl|candidates|applicants|they|folks)\s+(?:list|claim|have|put\s+down)\b/gi,
+    /\bskills\s+(?:that\s+)?(?:people|ppl|candidates|applicants|they|folks)\s+(?:list|listed|claim|claimed|have|put\s+down)\b/gi,
     "skills",
   ],
   // "calls, emails etc": every kind of conversation.
@@ -129,7 +129,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:still\s+)?hanging\s+around\b|\bsmall\s+fry\b/gi, ""],
   // "median not mean", "the balance, not the full amount": the first reading, the other ruled out.
   [
-    /\b(median|average|mean|balance|owed|outstanding|total|amount|count),?\s+not\s+(?:the\s+)?(?:median|average|mean|balance|owed|outstanding|full\s+(?:amount|amt|total)|whole\s+(?:amount|amt)|total|amount|amt|count)\b/gi,
+    /\b(median|average|mean|balance|owed|outstanding|total|amount|count),?\s+not\s+(?:the\s+)?(?:median|average|mean|balance|owed|outstanding|full\s+(?:amount|amt|total)|whole\s+(?:amount|amt)|face\s+value|total|amount|amt|count)\b/gi,
     "$1",
   ],
   // "candidate skills": the skills.
@@ -311,7 +311,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:did\s+not|didnt)\s+make\s+(?:the|it\s+past\s+the)\s+cut\b/gi, "were rejected"],
   // "doesn't matter what stage they're in": every stage.
   [
-    /\s*,?\s*\b(?:it\s+)?(?:does\s+not|doesnt)\s+matter\s+(?:what|which)\s+(?:stage|status)(?:\s+(?:they\s+are|it\s+is|theyre)\s+in)?\b/gi,
+    /\s*,?\s*\b(?:it\s+)?(?:(?:does\s+not|doesnt)\s+matter|(?:i\s+)?(?:do\s+not|dont)\s+care)\s+(?:what|which)\s+(?:stage|status)(?:\s+(?:they\s+are|it\s+is|theyre)\s+(?:in|at))?\b/gi,
     "",
   ],
   // "hires so far this year", "did we hire anybody": hired candidates.
@@ -427,6 +427,44 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     /\b(?:have|has)\s+been\s+(?:overdue|late|outstanding|unpaid)\s+(?:the\s+)?longest\b/gi,
     "are the most overdue",
   ],
+  // ", which ones": the list, which every question of records shows.
+  [/\s*,?\s*(?:-\s*)?\bwhich\s+ones\s*\??\s*$/gi, ""],
+  // "skip the voided ones", "skipping drafts": excluding them.
+  [/\bskip(?:ping)?\s+(?:the\s+|any\s+)?([\p{L}-]+)(?:\s+ones?)?\b/giu, "excluding $1"],
+  // "who've we been in contact with": in touch.
+  [/\bin\s+contact\s+with\b/gi, "in touch with"],
+  // "how much is riverbend still into us for": what they owe.
+  [/\bhow\s+much\s+is\s+(.+?)\s+(?:still\s+)?into\s+us\s+for\b/gi, "how much does $1 still owe us"],
+  // "- what are they worth all together": their total value.
+  [
+    /\s*-?\s*\bwhat\s+(?:are|is)\s+(?:they|it|those|that|these)\s+worth(?:\s+(?:all\s+together|altogether|in\s+total|combined|together))?\s*\??\s*$/gi,
+    " total value",
+  ],
+  // "all the open deals added up": in total.
+  [/\b(?:added|summed|totted)\s+up\b/gi, "in total"],
+  [/\bvalu\b/gi, "value"],
+  [/\bactualy\b/gi, ""],
+  // Remarks after a comma: "trying to plan april", "like nothing inbound from them ever", "not even part of it".
+  [
+    /,\s*(?:i\s+am\s+|im\s+)?trying\s+to\s+(?:plan|figure\s+out|work\s+out|sort\s+out|get\s+ahead\s+of)\b[^?]*$/gi,
+    "",
+  ],
+  [/,\s*like\s+nothing\s+[^?]*$/gi, ""],
+  [/,?\s*\bnot\s+even\s+(?:part|some|a\s+bit)\s+of\s+it\b/gi, ""],
+  // "applicants we said no to": rejected.
+  [/\b(?:we\s+)?said\s+no\s+to\b/gi, "rejected"],
+  // "haven't paid a single thing": nothing paid.
+  [
+    /\b(?:have|has)\s+not\s+paid\s+(?:a\s+single\s+(?:thing|cent|penny)|anything)(?:\s+(?:on|of)\s+(?:them|it))?/gi,
+    "with nothing paid",
+  ],
+  // "what invoices have we sent juniper health": its invoices.
+  [
+    /\b(invoices|invs|bills)\s+(?:have|did)\s+we\s+(?:sent|send|issued|issue|billed|raised)\s+(?:to\s+)?/gi,
+    "$1 for ",
+  ],
+  // "have we invoiced the most": billed.
+  [/\binvoiced\s+the\s+most\b/gi, "billed the most"],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
   [
     /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,

@@ -16,10 +16,11 @@ import { holdout13 } from "./phrasings/cases-holdout-13.ts";
 import { holdout14 } from "./phrasings/cases-holdout-14.ts";
 import { holdout15 } from "./phrasings/cases-holdout-15.ts";
 import { holdout16 } from "./phrasings/cases-holdout-16.ts";
+import { holdout17 } from "./phrasings/cases-holdout-17.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: sixteen sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: seventeen sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -80,6 +81,11 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // "jan and feb combined" as one window the intents read as January: confidently wrong, "collect",
   // "which 3 have been overdue the longest", "didn't go our way", "passed on", "should've closed by now"): 75 / 1.
   { name: "holdout 16 (blind: 55 right, 3 wrong)", cases: holdout16, floor: { right: 75, wrong: 1 } },
+  // Written blind by a helper session while 16 was taught: the tree before that session scored 46 / 8, the
+  // tree taught on 14–16 56 / 6 (the blind run). Taught after (", which ones" was read as "least first" per
+  // client: confidently wrong, "skip the voided ones", "still into us for", "what are they worth all
+  // together", "don't care what stage", "said no to", "what invoices have we sent X", remarks after a comma): 69 / 2.
+  { name: "holdout 17 (blind: 56 right, 6 wrong)", cases: holdout17, floor: { right: 69, wrong: 2 } },
 ];
 
 let h: Harness;
