@@ -16,6 +16,17 @@ const FIGURE = String.raw`[$€£]?\d[\d,.]*(?:\s?k)?(?:\s?(?:eur|usd|gbp|euros?
  * They belong to the language, not to one question: each serves every resource and field.
  */
 const OPERATORS: ReadonlyArray<[RegExp, string]> = [
+  // ", calls emails whatever all counts": every kind of conversation, which they already are.
+  [
+    /,?\s*\b(?:calls?|e-?mails?|meetings?|texts?)(?:[\s,/&]+(?:and\s+)?(?:calls?|e-?mails?|meetings?|texts?))*\s+(?:whatever|anything)(?:\s+all\s+counts?)?\b/gi,
+    "",
+  ],
+  // "calls/emails/meetings": every kind of conversation.
+  [
+    /\b(?:calls?|e-?mails?|meetings?|texts?)(?:\s*\/\s*(?:calls?|e-?mails?|meetings?|texts?))+\b/gi,
+    "communications",
+  ],
+  [/\bconvos?\b/gi, "conversations"],
   // "(calls emails meetings whatever)": a clarifier of the conversations already asked about.
   [/\(\s*(?:like\s+)?(?:calls?|e-?mails?|meetings?|texts?)[^)]*\)/gi, ""],
   // The number itself included: "9600 or bigger", "5k or more", "7+ units", "2,500 and up".
@@ -126,7 +137,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   // "(the candidate)", "(the contact)": a clarifier the names already carry.
   [/\(\s*the\s+(?:candidate|candiate|applicant|contact|client|customer)\s*\)/gi, ""],
   // "still hanging around", "small fry": what is still there, said with a shrug.
-  [/\b(?:still\s+)?hanging\s+around\b|\bsmall\s+fry\b/gi, ""],
+  [/,?\s*\b(?:still\s+)?hanging(?:\s+around)?\b|\bsmall\s+fry\b/gi, ""],
   // "median not mean", "the balance, not the full amount": the first reading, the other ruled out.
   [
     /\b(median|average|mean|balance|owed|outstanding|total|amount|count),?\s+not\s+(?:the\s+)?(?:median|average|mean|balance|owed|outstanding|full\s+(?:amount|amt|total)|whole\s+(?:amount|amt)|face\s+value|total|amount|amt|count)\b/gi,
@@ -195,7 +206,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   // "has been sittin there the longest": the oldest.
   [
-    /\b(?:has|have)\s+been\s+(?:sitt?in'?g?|waiting|stuck|hanging\s+around)\s+(?:there\s+|around\s+|open\s+|unpaid\s+)?(?:the\s+)?longest\b/gi,
+    /\b(?:has|have)\s+been\s+(?:sitt?in'?g?|waiting|stuck|hanging\s+around|dragging\s+on)\s+(?:there\s+|around\s+|open\s+|unpaid\s+)?(?:the\s+)?longest\b/gi,
     "is the oldest",
   ],
   // "sitting at proposal", "stuck in qualified": in that stage.
@@ -221,7 +232,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   // "ie them contacting us": a restatement of what was just said.
   [/\s*,?\s*\b(?:ie|i\.e\.)\s+[^?.!]*/gi, ""],
   // "deals we ended up losing": lost.
-  [/\b(?:ended\s+up|wound\s+up)\s+losing\b/gi, "lost"],
+  [/\b(?:ended\s+up|end\s+up|wound\s+up)\s+losing\b/gi, "lost"],
   [/\b(?:ended\s+up|wound\s+up)\s+winning\b/gi, "won"],
   [/\b(?:ended\s+up|wound\s+up)\s+(hiring|rejecting)\b/gi, "$1"],
   [/\b(?:we\s+)?(?:ended\s+up|wound\s+up)\s+voiding\b/gi, "voided"],
@@ -452,7 +463,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/,\s*like\s+nothing\s+[^?]*$/gi, ""],
   [/,?\s*\bnot\s+even\s+(?:part|some|a\s+bit)\s+of\s+it\b/gi, ""],
   // "applicants we said no to": rejected.
-  [/\b(?:we\s+)?said\s+no\s+to\b/gi, "rejected"],
+  [/\b(?:we\s+)?(?:said|say)\s+no\s+to\b/gi, "rejected"],
   // "haven't paid a single thing": nothing paid.
   [
     /\b(?:have|has)\s+not\s+paid\s+(?:a\s+single\s+(?:thing|cent|penny)|anything)(?:\s+(?:on|of)\s+(?:them|it))?/gi,
@@ -465,6 +476,33 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   // "have we invoiced the most": billed.
   [/\binvoiced\s+the\s+most\b/gi, "billed the most"],
+  // A remark after the question: "? thinking of sending a few stern emails today".
+  [
+    /\?\s*(?:i\s+am\s+|im\s+|i'm\s+|we\s+are\s+|were\s+)?(?:thinking|planning|going|gonna|want|wanting|need|trying|might|hoping)\b[^?]*$/gi,
+    "?",
+  ],
+  // "… or was it all this month", "… or is it all new people": the other way it could be, not a second question.
+  [/\s+or\s+(?:was|is|are|were)\s+(?:it|they)\s+all\s+[^?]*/gi, ""],
+  // "by card vs by bank transfer": each method's own.
+  [
+    /\b(?:by\s+)?(card|cash|cheque|check|bank\s+transfer|direct\s+debit|wire)s?\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(?:by\s+)?(card|cash|cheque|check|bank\s+transfer|direct\s+debit|wire)s?\b/gi,
+    "by $1 or $2 per method",
+  ],
+  // "what does that come to": their total.
+  [/\bwhat\s+(?:does|do)\s+(?:that|it|this|they|those)\s+come\s+to\b/gi, "how much do they add up to"],
+  [/\bshld\b/gi, "should"],
+  // "close by apr 10 at the latest": the bound itself, not the latest one.
+  [/\s*,?\s*\bat\s+the\s+(?:latest|earliest)\b/gi, ""],
+  // "the grand total people owe us": what is owed.
+  [
+    /(?<=\b(?:total|much|sum|amount)\s+)(?:people|ppl|clients|customers|everyone|they)\s+(?:still\s+)?owe(?:\s+us)?\b/gi,
+    "owed",
+  ],
+  [/\b(?:supposed|meant|due|going|set)\s+to\s+land\b/gi, "expected to close"],
+  [/\bgrand\s+total\b/gi, "total"],
+  [/\bmoney\s+in\b/gi, "payments received"],
+  [/\bflagged\s+(?:as\s+)?/gi, "tagged "],
+  [/,?\s*(?:all\s+of\s+them\s+)?incl(?:uding|\.)?\s+the\s+(?:dead|lost|closed|old)\s+ones\b/gi, ""],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
   [
     /\b(?:on\s+or\s+before|no\s+later\s+than|not\s+later\s+than)\s+(?=(?:the\s+)?\d|(?:the\s+)?[a-z]{3})/gi,

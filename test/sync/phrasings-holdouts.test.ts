@@ -17,10 +17,11 @@ import { holdout14 } from "./phrasings/cases-holdout-14.ts";
 import { holdout15 } from "./phrasings/cases-holdout-15.ts";
 import { holdout16 } from "./phrasings/cases-holdout-16.ts";
 import { holdout17 } from "./phrasings/cases-holdout-17.ts";
+import { holdout18 } from "./phrasings/cases-holdout-18.ts";
 import { formatTally, gradeAll, notRight, tally, type Case, type Graded } from "./phrasings/grade.ts";
 
 /**
- * The holdout phrasing exams for SYNC's read questions: seventeen sets of 84 owners' questions (12 in
+ * The holdout phrasing exams for SYNC's read questions: eighteen sets of 84 owners' questions (12 in
  * each of the seven categories of test/sync/phrasings.test.ts), each written by a session that did
  * not read the planner, graded the same way (right, honest, confidently wrong) against the truth
  * computed from the tables. A set measures phrasings nobody tuned the planner on only on its first,
@@ -41,7 +42,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   { name: "holdout 5 (blind: 25 right, 21 wrong)", cases: holdout5, floor: { right: 38, wrong: 0 } },
   // Written for the accounting change and run blind on it; the tree before it scored 41 / 18 and 24 / 27.
   { name: "holdout 6 (blind: 37 right, 7 wrong)", cases: holdout6, floor: { right: 60, wrong: 0 } },
-  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 40, wrong: 2 } },
+  { name: "holdout 7 (blind: 23 right, 10 wrong)", cases: holdout7, floor: { right: 41, wrong: 2 } },
   // Run blind after accounting was tuned on 6 and 7; the tree before accounting scored 41 / 13 and 42 / 14.
   // Every set was taught since (the session after: follow-ups asking "who", groupings said in passing,
   // "except paid", "got away", names at a word's start, chat asides): 408 right / 38 wrong over the nine
@@ -74,7 +75,7 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // tree taught on 14 45 / 7 (the blind run). Taught after ("drafts voids everything", "don't count the
   // voided one", "not paid on time", "which 3 owe us the most" after a list, won deals in a period added
   // up over that period, clients who owe nothing, "of them" with no list before, chat noises): 71 / 0.
-  { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 72, wrong: 0 } },
+  { name: "holdout 15 (blind: 45 right, 7 wrong)", cases: holdout15, floor: { right: 73, wrong: 0 } },
   // Written blind by a helper session while 15 was taught: the tree before that session scored 48 / 5, the
   // tree taught on 14 and 15 (and on what sets 1–13 still missed) 55 / 3 (the blind run). Taught after
   // ("— who from and how much", a payment's line names its invoice and client, "how much is left on it",
@@ -86,6 +87,13 @@ const SETS: Array<{ name: string; cases: Case[]; floor: { right: number; wrong: 
   // client: confidently wrong, "skip the voided ones", "still into us for", "what are they worth all
   // together", "don't care what stage", "said no to", "what invoices have we sent X", remarks after a comma): 69 / 2.
   { name: "holdout 17 (blind: 56 right, 6 wrong)", cases: holdout17, floor: { right: 69, wrong: 2 } },
+  // Written blind by a helper session while 17 was taught: the tree before that session scored 37 / 7, the
+  // tree taught on 14–17 45 / 6 (the blind run). Taught after (a remark after the question mark held
+  // "today": was read as a window, "… or was it all this month", "card vs bank transfer" per method, "what
+  // does that come to" after a list, "at the latest", "supposed to land", "calls/emails/meetings"): 62 / 1.
+  // Over the session's five blind runs (14–18, 420 cases): the tree before it 219 right / 36 wrong, the
+  // taught tree of each run 248 / 30.
+  { name: "holdout 18 (blind: 45 right, 6 wrong)", cases: holdout18, floor: { right: 62, wrong: 1 } },
 ];
 
 let h: Harness;

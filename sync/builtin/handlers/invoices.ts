@@ -190,7 +190,7 @@ const NOTHING: ReadonlyArray<{
   },
   {
     pattern: new RegExp(
-      String.raw`${CLIENTS}(?:(?:do|does)\s+not\s+owe(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|thing)|any\s+money))?|owe(?:s)?\s+(?:us\s+)?nothing|(?:are|is)\s+(?:all\s+|fully\s+)?paid\s+up(?:\s*,?\s*(?:and\s+)?(?:do|does)\s+not\s+owe(?:\s+us)?(?:\s+anything)?)?|with\s+nothing\s+(?:outstanding|owed|unpaid))\s*[?.!]*$`,
+      String.raw`${CLIENTS}(?:(?:do|does)\s+not\s+owe(?:\s+us)?(?:\s+(?:anything|a\s+(?:single\s+)?(?:cent|penny|thing)|any\s+money))?|owe(?:s)?\s+(?:us\s+)?nothing|(?:are|is)\s+(?:all\s+|fully\s+)?paid\s+up(?:\s*,?\s*(?:and\s+)?(?:do|does)\s+not\s+owe(?:\s+us)?(?:\s+anything)?)?|with\s+nothing\s+(?:outstanding|owed|unpaid))(?:\s*,?\s*nothing\s+(?:outstanding|owed)(?:\s+at\s+all)?)?\s*[?.!]*$`,
     ),
     field: "outstanding",
     said: ["owes nothing now", "owe nothing now"],
