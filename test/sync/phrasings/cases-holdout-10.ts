@@ -1,5 +1,5 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { type Row } from "./truths.ts";
+import { type Row, must } from "./truths.ts";
 
 /**
  * The TENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -107,13 +107,6 @@ const single = async (t: Q, resource: Resource, where: string, params: unknown[]
   const rows = await t.rows<Row>(resource, where, params);
   if (rows.length !== 1) throw new Error(`${resource} where ${where}: ${rows.length} records, not one`);
   return rows[0]!;
-};
-
-/** One text from SQL, which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
 };
 
 // 1. Thresholds & comparisons -----------------------------------------------------------------

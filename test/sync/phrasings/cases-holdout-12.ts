@@ -1,5 +1,18 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, ratio, totalOf, within, type Row } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  ratio,
+  totalOf,
+  within,
+  type Row,
+  must,
+  listOf,
+  shareOf,
+} from "./truths.ts";
 
 /**
  * The TWELFTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -28,13 +41,6 @@ const Q1 = ["2026-01-01", "2026-04-01"] as const;
 /** A day of a timestamp column, as the reply shows it (UTC). */
 const day = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** One text from SQL, which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
-};
-
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
  * tie for first place. The two runners-up are absent (unless `runnersUp` is false: when they tie with
@@ -46,37 +52,6 @@ const first = async (t: Q, text: string, runnersUp = true): Promise<Expectation>
   if (rows.length > 1 && String(rows[0]!.n) === String(rows[1]!.n))
     throw new Error(`tie for first place: ${rows[0]!.name} and ${rows[1]!.name}`);
   return { present: [rows[0]!.name], absent: runnersUp ? rows.slice(1, 3).map((r) => r.name) : [] };
-};
-
-/** A ratio present; the ratios of `wrong` (part, whole) pairs over the same resource absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push((await t.share(resource, p, w))[0]!);
-  return { present, absent: besides(present, others) };
-};
-
-/** A list (grade.ts's `list`) with the counts of plausible wrong sets absent too. */
-const listOf = async (
-  t: Q,
-  resource: Resource,
-  where: string,
-  wrong: string[] = [],
-): Promise<Expectation> => {
-  const found = await t.list(resource, where);
-  const right = await t.count(resource, where);
-  const absent = [...(found.absent ?? [])];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== right) absent.push(t.bold(m));
-  }
-  return { present: found.present, absent: [...new Set(absent)] };
 };
 
 // 1. Thresholds & comparisons -----------------------------------------------------------------

@@ -1,5 +1,5 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOfReadings } from "./truths.ts";
 
 /**
  * The THIRTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -27,20 +27,6 @@ const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 const Q2 = ["2026-04-01", "2026-07-01"] as const;
 
-/** A ratio present; the ratios of the `wrong` (part, whole) pairs absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push(...(await t.share(resource, p, w)));
-  return { present, absent: besides(present, others) };
-};
-
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
  * tie for first place. The runner-up is absent.
@@ -51,13 +37,6 @@ const leader = async (t: Q, text: string): Promise<Expectation> => {
   if (rows.length > 1 && String(rows[0]!.n) === String(rows[1]!.n))
     throw new Error(`tie for first place: ${rows[0]!.name} and ${rows[1]!.name}`);
   return { present: [rows[0]!.name], absent: rows.slice(1, 2).map((r) => r.name) };
-};
-
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
 };
 
 /** A timestamp or date column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
@@ -191,7 +170,7 @@ const superlatives: Case[] = [
 const aggregates: Case[] = [
   // Closed = won or lost: 5 of 7; won among every deal (5 of 19) is a wrong answer.
   ...phrasings(3, ["of the deals we closed one way or the other what % did we actually win"], (t) =>
-    shareOf(t, "deals", "stage = 'won'", "stage IN ('won', 'lost')", [["stage = 'won'", "true"]]),
+    shareOfReadings(t, "deals", "stage = 'won'", "stage IN ('won', 'lost')", [["stage = 'won'", "true"]]),
   ),
   // Every standing invoice (open, overdue, paid), per currency; with drafts and voids, or the
   // unpaid ones only, is a wrong answer.
@@ -209,7 +188,7 @@ const aggregates: Case[] = [
   ),
   // Paid invoices whose payment day is after the due date: 3 of 8; among every invoice is wrong.
   ...phrasings(3, ["what share of the invoices that got paid were paid late"], (t) =>
-    shareOf(t, "invoices", "(paid_at AT TIME ZONE 'UTC')::date > due_date", "s = 'paid'", [
+    shareOfReadings(t, "invoices", "(paid_at AT TIME ZONE 'UTC')::date > due_date", "s = 'paid'", [
       ["(paid_at AT TIME ZONE 'UTC')::date > due_date", "true"],
     ]),
   ),
@@ -245,7 +224,9 @@ const aggregates: Case[] = [
   }),
   // Rejected among every candidate: 2 of 11.
   ...phrasings(3, ["what percent of applicants have we rejected"], (t) =>
-    shareOf(t, "candidates", "status = 'rejected'", "true", [["status = 'rejected'", "status <> 'hired'"]]),
+    shareOfReadings(t, "candidates", "status = 'rejected'", "true", [
+      ["status = 'rejected'", "status <> 'hired'"],
+    ]),
   ),
   // Lowest and highest price over every product (all EUR); the mean price is wrong.
   ...phrasings(3, ["cheapest and priciest thing in our product list, just the prices"], (t) =>

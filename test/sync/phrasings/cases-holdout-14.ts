@@ -1,5 +1,5 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOf } from "./truths.ts";
 
 /**
  * The FOURTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -27,13 +27,6 @@ const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
 const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const Q1 = ["2026-01-01", "2026-04-01"] as const;
 
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
-};
-
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
@@ -57,20 +50,6 @@ const namesOf = async (t: Q, right: string, wrong: string): Promise<Expectation>
   const present = (await t.sql<{ name: string }>(right)).map((r) => r.name);
   if (present.length === 0) throw new Error(`no names from ${right}`);
   const others = (await t.sql<{ name: string }>(wrong)).map((r) => r.name);
-  return { present, absent: besides(present, others) };
-};
-
-/** A ratio present; the ratios of the `wrong` (part, whole) pairs absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push((await t.share(resource, p, w))[0]!);
   return { present, absent: besides(present, others) };
 };
 

@@ -1,5 +1,5 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within } from "./truths.ts";
+import { aggregate, besides, best, countOf, only, totalOf, within, must, listOf, shareOf } from "./truths.ts";
 
 /**
  * The FIFTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -31,23 +31,6 @@ const TODAY = ["2026-03-18", "2026-03-19"] as const;
 /** The count of communications logged with the contact row `v`, in SQL. */
 const TOUCHES = "(SELECT count(*) FROM communications m WHERE m.contact_id = v.id)";
 
-/** A list (grade.ts's `list`) with the counts of plausible wrong sets absent too. */
-const listOf = async (
-  t: Q,
-  resource: Resource,
-  where: string,
-  wrong: string[] = [],
-): Promise<Expectation> => {
-  const found = await t.list(resource, where);
-  const right = await t.count(resource, where);
-  const absent = [...(found.absent ?? [])];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== right) absent.push(t.bold(m));
-  }
-  return { present: found.present, absent: [...new Set(absent)] };
-};
-
 /**
  * A list on `where` that must come out the same on `reading` (the other reading of the owner's
  * words, e.g. the amount against what is still owed): throws when the two readings differ.
@@ -76,20 +59,6 @@ const bestAgreed = async (
   return found;
 };
 
-/** A ratio present; the ratios of `wrong` (part, whole) pairs over the same resource absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push((await t.share(resource, p, w))[0]!);
-  return { present, absent: besides(present, others) };
-};
-
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
  * tie for first place. The runner-up is absent unless `runnerUp` is false (when several tie for
@@ -109,13 +78,6 @@ const namesOf = async (t: Q, right: string, all: string): Promise<Expectation> =
   if (present.length === 0) throw new Error(`nobody from ${right}`);
   const everyone = (await t.sql<{ name: string }>(all)).map((r) => r.name);
   return { present, absent: besides(present, everyone) };
-};
-
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
 };
 
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */

@@ -1,5 +1,16 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, type Row } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  type Row,
+  must,
+  shareOf,
+} from "./truths.ts";
 
 /**
  * The SIXTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -31,13 +42,6 @@ const YESTERDAY = ["2026-03-17", "2026-03-18"] as const;
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
-};
-
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
  * tie for first place. The runner-up is absent unless it ties with the next one (naming one of
@@ -51,20 +55,6 @@ const leader = async (t: Q, text: string): Promise<Expectation> => {
   const second = rows[1];
   const clear = second && (rows.length < 3 || String(rows[2]!.n) !== String(second.n));
   return { present: [rows[0]!.name], absent: clear ? [second.name] : [] };
-};
-
-/** A ratio present; the ratios of the `wrong` (part, whole) pairs absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push((await t.share(resource, p, w))[0]!);
-  return { present, absent: besides(present, others) };
 };
 
 /**

@@ -1,5 +1,17 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, type Row } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  type Row,
+  must,
+  listOf,
+  shareOfReadings,
+} from "./truths.ts";
 
 /**
  * The SEVENTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -27,32 +39,8 @@ const Q1 = ["2026-01-01", "2026-04-01"] as const;
 
 const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
-};
-
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
-
-/** grade.ts's `list`, with the counts of plausible wrong sets absent too. */
-const listOf = async (
-  t: Q,
-  resource: Resource,
-  where: string,
-  wrong: string[] = [],
-): Promise<Expectation> => {
-  const found = await t.list(resource, where);
-  const right = await t.count(resource, where);
-  const absent = [...(found.absent ?? [])];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== right) absent.push(t.bold(m));
-  }
-  return { present: found.present, absent: [...new Set(absent)] };
-};
 
 /**
  * A list whose two readings (the words read on `amount` or on what is owed) must give the same set:
@@ -63,20 +51,6 @@ const eitherReading = async (t: Q, base: string, onAmount: string, onOwed: strin
   const b = (await t.labels("invoices", `${base} AND ${onOwed}`)).join();
   if (a !== b) throw new Error(`the amount and owed readings differ: ${a} / ${b}`);
   return t.list("invoices", `${base} AND ${onAmount}`);
-};
-
-/** A ratio present; the ratios of the `wrong` (part, whole) pairs absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push(...(await t.share(resource, p, w)));
-  return { present, absent: besides(present, others) };
 };
 
 /**
@@ -281,11 +255,13 @@ const aggregates: Case[] = [
   }),
   // Contacts tagged priority among every contact.
   ...phrasings(3, ["what % of our contacts r tagged priority"], (t) =>
-    shareOf(t, "contacts", "'priority' = ANY(tags)", "true"),
+    shareOfReadings(t, "contacts", "'priority' = ANY(tags)", "true"),
   ),
   // Referral among every candidate; among those with a known source is wrong.
   ...phrasings(3, ["what share of candidates came to us thru referrals"], (t) =>
-    shareOf(t, "candidates", "source = 'referral'", "true", [["source = 'referral'", "source IS NOT NULL"]]),
+    shareOfReadings(t, "candidates", "source = 'referral'", "true", [
+      ["source = 'referral'", "source IS NOT NULL"],
+    ]),
   ),
   // Bank transfers' mean amount per currency; every payment's mean is wrong.
   ...phrasings(3, ["avg size of a bank transfer payment we get?"], (t) =>
@@ -320,7 +296,7 @@ const aggregates: Case[] = [
   ),
   // Expert among every skill row; advanced or expert is wrong.
   ...phrasings(3, ["what % of all the skills ppl listed are expert level"], (t) =>
-    shareOf(t, "skills", "level = 'expert'", "true", [["level IN ('advanced', 'expert')", "true"]]),
+    shareOfReadings(t, "skills", "level = 'expert'", "true", [["level IN ('advanced', 'expert')", "true"]]),
   ),
   // Owed on overdue invoices, summed per currency; their amounts, or every unpaid one's balance,
   // are wrong.
@@ -333,7 +309,7 @@ const aggregates: Case[] = [
   ),
   // Proposal among open deals (a count, as the words say); among every deal is wrong.
   ...phrasings(3, ["how many of our open deals are at proposal, as a percentage"], (t) =>
-    shareOf(t, "deals", "stage = 'proposal'", OPEN_DEAL, [["stage = 'proposal'", "true"]]),
+    shareOfReadings(t, "deals", "stage = 'proposal'", OPEN_DEAL, [["stage = 'proposal'", "true"]]),
   ),
   // Unpaid invoices' median amount per currency; the median owed, the mean, or every standing
   // invoice's median is wrong.

@@ -1,5 +1,16 @@
-import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within } from "./truths.ts";
+import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  must,
+  listOf,
+  shareOfReadings,
+} from "./truths.ts";
 
 /**
  * The EIGHTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -29,23 +40,6 @@ const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
 const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
-/** A list (grade.ts's `list`) with the counts of plausible wrong sets absent too. */
-const listOf = async (
-  t: Q,
-  resource: Resource,
-  where: string,
-  wrong: string[] = [],
-): Promise<Expectation> => {
-  const found = await t.list(resource, where);
-  const right = await t.count(resource, where);
-  const absent = [...(found.absent ?? [])];
-  for (const other of wrong) {
-    const m = await t.count(resource, other);
-    if (m !== right) absent.push(t.bold(m));
-  }
-  return { present: found.present, absent: [...new Set(absent)] };
-};
-
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
  * tie for first place. `wrong` names (another reading's winner) are absent.
@@ -58,27 +52,6 @@ const leader = async (t: Q, text: string, wrong: string[] = []): Promise<Expecta
   const top = rows[0]!.name;
   if (wrong.includes(top)) throw new Error(`the wrong reading's winner ${top} is the right one`);
   return { present: [top], absent: wrong };
-};
-
-/** A ratio present; the ratios of the `wrong` (part, whole) pairs absent. */
-const shareOf = async (
-  t: Q,
-  resource: Resource,
-  part: string,
-  whole: string,
-  wrong: Array<[string, string]> = [],
-): Promise<Expectation> => {
-  const present = await t.share(resource, part, whole);
-  const others: string[] = [];
-  for (const [p, w] of wrong) others.push(...(await t.share(resource, p, w)));
-  return { present, absent: besides(present, others) };
-};
-
-/** One text from SQL (`$1` the organization), which must not be null. */
-const must = async (t: Q, text: string, params: unknown[] = []) => {
-  const value = await t.value(text, params);
-  if (value === null) throw new Error(`nothing from ${text}`);
-  return value;
 };
 
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
@@ -308,7 +281,7 @@ const aggregates: Case[] = [
   ),
   // Overdue among unpaid: 10 of 19; among every invoice or the standing ones is wrong.
   ...phrasings(3, ["of everything unpaid how many are actualy overdue, as a %"], (t) =>
-    shareOf(t, "invoices", "s = 'overdue'", UNPAID, [
+    shareOfReadings(t, "invoices", "s = 'overdue'", UNPAID, [
       ["s = 'overdue'", "true"],
       ["s = 'overdue'", STANDING],
     ]),
@@ -350,7 +323,9 @@ const aggregates: Case[] = [
   }),
   // Source referral among every candidate: 2 of 11; among those with a known source is wrong.
   ...phrasings(3, ["% of candidates that came in thru a referral"], (t) =>
-    shareOf(t, "candidates", "source = 'referral'", "true", [["source = 'referral'", "source IS NOT NULL"]]),
+    shareOfReadings(t, "candidates", "source = 'referral'", "true", [
+      ["source = 'referral'", "source IS NOT NULL"],
+    ]),
   ),
   // Unpaid in EUR, the lowest and highest amount (the same as on what is owed); the mean is wrong.
   ...phrasings(3, ["smallest and largest unpaid invoice in euros"], async (t) => {
@@ -390,7 +365,7 @@ const aggregates: Case[] = [
   ),
   // Open (lead, qualified, proposal) among every deal: 12 of 19; leaving proposal out is wrong.
   ...phrasings(3, ["what percentage of our deals are still open"], (t) =>
-    shareOf(t, "deals", OPEN_DEAL, "true", [["stage IN ('lead', 'qualified')", "true"]]),
+    shareOfReadings(t, "deals", OPEN_DEAL, "true", [["stage IN ('lead', 'qualified')", "true"]]),
   ),
 ];
 

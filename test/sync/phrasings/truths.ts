@@ -84,3 +84,66 @@ export const best = async (
   if (found.present.length !== n) throw new Error(`top ${n} of ${resource} where ${where}: a tie or too few`);
   return found;
 };
+
+/** One text from SQL (`$1` the organization), which must not be null. */
+export const must = async (t: Q, text: string, params: unknown[] = []) => {
+  const value = await t.value(text, params);
+  if (value === null) throw new Error(`nothing from ${text}`);
+  return value;
+};
+
+/** A filtered list (`t.list`), with the count each `wrong` reading would give absent when it differs. */
+export const listOf = async (
+  t: Q,
+  resource: Resource,
+  where: string,
+  wrong: string[] = [],
+): Promise<Expectation> => {
+  const found = await t.list(resource, where);
+  const right = await t.count(resource, where);
+  const absent = [...(found.absent ?? [])];
+  for (const other of wrong) {
+    const m = await t.count(resource, other);
+    if (m !== right) absent.push(t.bold(m));
+  }
+  return { present: found.present, absent: [...new Set(absent)] };
+};
+
+/**
+ * A ratio present; each `wrong` (part, whole) reading absent: its percentage, and with `counts` its
+ * "(n of m)" too.
+ */
+const shares = async (
+  t: Q,
+  resource: Resource,
+  part: string,
+  whole: string,
+  wrong: Array<[string, string]>,
+  counts: boolean,
+): Promise<Expectation> => {
+  const present = await t.share(resource, part, whole);
+  const others: string[] = [];
+  for (const [p, w] of wrong) {
+    const [percent, ofWhole] = await t.share(resource, p, w);
+    others.push(percent!, ...(counts ? [ofWhole!] : []));
+  }
+  return { present, absent: besides(present, others) };
+};
+
+/** A ratio present; the percentage of each `wrong` (part, whole) reading absent. */
+export const shareOf = (
+  t: Q,
+  resource: Resource,
+  part: string,
+  whole: string,
+  wrong: Array<[string, string]> = [],
+) => shares(t, resource, part, whole, wrong, false);
+
+/** A ratio present; each `wrong` (part, whole) reading absent, its percentage and its "(n of m)". */
+export const shareOfReadings = (
+  t: Q,
+  resource: Resource,
+  part: string,
+  whole: string,
+  wrong: Array<[string, string]> = [],
+) => shares(t, resource, part, whole, wrong, true);
