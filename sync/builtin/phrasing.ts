@@ -332,7 +332,7 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
     "hired candidates",
   ],
   // "open deals that aren't just leads": not leads.
-  [/\bnot\s+just\s+(?:the\s+)?/gi, "not "],
+  [/\b((?:are|is|were|was)\s+)not\s+just\s+(?:the\s+)?/gi, "$1not "],
   // "meetings held last week", "calls that happened": the meetings.
   [/\b(meetings?|calls?)\s+(?:(?:that|which)\s+)?(?:held|had|happened|took\s+place)\b/gi, "$1"],
   // "total balance still owed": what is owed.
@@ -357,7 +357,10 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:only\s+)?counting\s+(?:only\s+)?(?=the\b)/gi, "only "],
   // "advanced lvl or higher", "rated below advanced": a level bound.
   [/\blvl\b/gi, "level"],
-  [/\b(?:rated|ranked)\s+(?:at\s+|as\s+)?/gi, ""],
+  [
+    /\b(?:rated|ranked)\s+(?:at\s+|as\s+)?(?=(?:below|under|above|over|lower|higher|less|more|better|worse|beginner|intermediate|advanced|expert)\b)/gi,
+    "",
+  ],
   // "— who from and how much" after a record asked for: its details, which its line shows.
   [
     /\s+-\s+(?:(?:who|whom)\s+(?:from|by)|from\s+whom?|how\s+much)(?:\s+and\s+(?:(?:who|whom)\s+(?:from|by)|from\s+whom?|how\s+much))?\s*[?.!]*$/gi,
@@ -500,7 +503,11 @@ const OPERATORS: ReadonlyArray<[RegExp, string]> = [
   ],
   [/\b(?:supposed|meant|due|going|set)\s+to\s+land\b/gi, "expected to close"],
   [/\bgrand\s+total\b/gi, "total"],
-  [/\bmoney\s+in\b/gi, "payments received"],
+  // "total money in year to date": what came in (not "the money in overdue invoices").
+  [
+    /\bmoney\s+in\b(?=\s*(?:[?.!]*$|this\b|last\b|year\b|ytd\b|so\s+far\b|since\b|today\b|yesterday\b))/gi,
+    "payments received",
+  ],
   [/\bflagged\s+(?:as\s+)?/gi, "tagged "],
   [/,?\s*(?:all\s+of\s+them\s+)?incl(?:uding|\.)?\s+the\s+(?:dead|lost|closed|old)\s+ones\b/gi, ""],
   // "on or before apr 10", "no later than the 10th": up to that day, itself included.
