@@ -1,4 +1,5 @@
 import { phrasings, type Case, type Q } from "./grade.ts";
+import { UNPAID, STANDING, OPEN_DEAL } from "./truths.ts";
 
 /**
  * Categories 1-3 of the phrasing exam: thresholds & comparisons, superlatives & top-N, and
@@ -6,10 +7,7 @@ import { phrasings, type Case, type Q } from "./grade.ts";
  * runs (see grade.ts for the conventions: "open" vs "unpaid", strict vs inclusive bounds…).
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** Invoices that stand: issued and not cancelled (for "average invoice" and the like). */
-const STANDING = "s IN ('open', 'overdue', 'paid')";
 
 // 1. Thresholds & comparisons -----------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 import { addDays, phrasings, type Case, type Q } from "./grade.ts";
+import { UNPAID, OPEN_DEAL, JANUARY, LAST_WEEK, THIS_WEEK, Q1, Q2 } from "./truths.ts";
 
 /**
  * Categories 4-5 of the phrasing exam: calendar windows (on the right date field) and negation
@@ -7,19 +8,11 @@ import { addDays, phrasings, type Case, type Q } from "./grade.ts";
  * February, this quarter Q1 (January to March). Periods are whole calendar periods, in UTC.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
 /** `column` in [from, to) as timestamps (`to` exclusive), as a where clause. */
 const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
 const LAST_MONTH = ["2026-02-01", "2026-03-01"] as const;
 const THIS_MONTH = ["2026-03-01", "2026-04-01"] as const;
 const NEXT_MONTH = ["2026-04-01", "2026-05-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const Q2 = ["2026-04-01", "2026-07-01"] as const;
 
 /** Money received in a window, per currency; totals of other windows are wrong answers. */
 const received = async (t: Q, window: readonly [string, string], wrong: Array<readonly [string, string]>) => {

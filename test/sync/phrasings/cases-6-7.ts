@@ -1,4 +1,5 @@
 import { followUps, phrasings, type Case, type Q } from "./grade.ts";
+import { UNPAID, OPEN_DEAL } from "./truths.ts";
 
 /**
  * Categories 6-7 of the phrasing exam: a named record found inside another resource (a deal by
@@ -6,9 +7,6 @@ import { followUps, phrasings, type Case, type Q } from "./grade.ts";
  * candidate's status), and two- or three-turn conversations whose last turn refines the list
  * the first one made. Only the last reply is graded.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 
 type Row = Record<string, string | null>;
 

@@ -1,5 +1,19 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { type Row, must } from "./truths.ts";
+import {
+  type Row,
+  must,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q1,
+  YEAR,
+} from "./truths.ts";
 
 /**
  * The TENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -13,20 +27,8 @@ import { type Row, must } from "./truths.ts";
  * 2026, q1 January to March.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
 /** `column` in [from, to) (`to` exclusive), as a where clause. */
 const span = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /** The values of `wrong` that are not in `right`. */
 const without = (right: readonly string[], wrong: readonly string[]) =>

@@ -1,5 +1,24 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, type Row } from "./truths.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  type Row,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  YEAR,
+} from "./truths.ts";
 
 /**
  * The ELEVENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -12,18 +31,6 @@ import { aggregate, besides, best, countOf, only, totalOf, within, type Row } fr
  * 2026-03-09..15, this month March, last month February, next month April, this year 2026, q1
  * January to March; "the next 14 days" is 2026-03-18..2026-04-01.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /** A list (grade.ts's), with the counts of plausible wrong sets absent too. */
 const listNot = async (t: Q, resource: Resource, where: string, wrong: string[]): Promise<Expectation> => {

@@ -12,6 +12,16 @@ import {
   must,
   listOf,
   shareOf,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q1,
 } from "./truths.ts";
 
 /**
@@ -25,18 +35,6 @@ import {
  * this month March, last month February, next month April, this quarter and q1 January to March,
  * "the next 2 weeks" 2026-03-19..2026-04-01.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
 
 /** A day of a timestamp column, as the reply shows it (UTC). */
 const day = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;

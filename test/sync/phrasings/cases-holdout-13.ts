@@ -1,5 +1,27 @@
 import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOfReadings } from "./truths.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  must,
+  shareOfReadings,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  STAGES,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q1,
+  Q2,
+} from "./truths.ts";
 
 /**
  * The THIRTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -13,19 +35,6 @@ import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOf
  * q1 (January to March), next quarter q2 (April to June), this year 2026; "the next two weeks"
  * runs 2026-03-18..2026-04-01 and "more than 30 days late" is due before 2026-02-16.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const Q2 = ["2026-04-01", "2026-07-01"] as const;
 
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
@@ -371,8 +380,6 @@ const negations: Case[] = [
 ];
 
 // 6. Named records inside other resources -------------------------------------------------------
-
-const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 
 const named: Case[] = [
   // The one Riverbend deal: the consulting retainer, in proposal.

@@ -1,5 +1,25 @@
 import { followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOf } from "./truths.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  must,
+  shareOf,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q1,
+} from "./truths.ts";
 
 /**
  * The FOURTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -14,18 +34,6 @@ import { aggregate, besides, best, countOf, only, totalOf, within, must, shareOf
  * 2026 (year to date 2026-01-01..2026-03-18); "the last 7 days" is 2026-03-11..18 and "more than
  * 2 weeks overdue" is due before 2026-03-04.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
 
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;

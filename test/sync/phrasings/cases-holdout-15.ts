@@ -1,5 +1,27 @@
 import { followUps, phrasings, type Case, type Expectation, type Q, type Resource } from "./grade.ts";
-import { aggregate, besides, best, countOf, only, totalOf, within, must, listOf, shareOf } from "./truths.ts";
+import {
+  aggregate,
+  besides,
+  best,
+  countOf,
+  only,
+  totalOf,
+  within,
+  must,
+  listOf,
+  shareOf,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  STAGES,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  MAY,
+  YESTERDAY,
+  THIS_WEEK,
+} from "./truths.ts";
 
 /**
  * The FIFTEENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven
@@ -15,17 +37,6 @@ import { aggregate, besides, best, countOf, only, totalOf, within, must, listOf,
  * 30 days" 2026-03-18..2026-04-17, and "more than 2 weeks late" is due before 2026-03-04.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const YESTERDAY = ["2026-03-17", "2026-03-18"] as const;
 const TODAY = ["2026-03-18", "2026-03-19"] as const;
 
 /** The count of communications logged with the contact row `v`, in SQL. */
@@ -452,8 +463,6 @@ const negations: Case[] = [
 ];
 
 // 6. Named records inside other resources -------------------------------------------------------
-
-const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 
 const named: Case[] = [
   // The one Oakridge Builders deal: the data migration, at lead.

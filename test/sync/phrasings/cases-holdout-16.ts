@@ -10,6 +10,18 @@ import {
   type Row,
   must,
   shareOf,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  STAGES,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  YESTERDAY,
+  LAST_WEEK,
+  THIS_WEEK,
+  WEEK_AFTER_NEXT,
 } from "./truths.ts";
 
 /**
@@ -25,19 +37,6 @@ import {
  * April, this quarter q1 (January to March), this year 2026. "More than 2 weeks past due" is due
  * before 2026-03-04, "sent more than 60 days ago" issued before 2026-01-17.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const WEEK_AFTER_NEXT = ["2026-03-30", "2026-04-06"] as const;
-const YESTERDAY = ["2026-03-17", "2026-03-18"] as const;
 
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
@@ -443,7 +442,6 @@ const negations: Case[] = [
 
 // 6. Named records inside other resources -------------------------------------------------------
 
-const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 const STATUSES = ["applied", "screening", "interview", "offer", "hired", "rejected"];
 
 const named: Case[] = [

@@ -11,6 +11,16 @@ import {
   must,
   listOf,
   shareOfReadings,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  STAGES,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  THIS_WEEK,
+  Q1,
 } from "./truths.ts";
 
 /**
@@ -25,19 +35,6 @@ import {
  * next month April, this quarter (q1) January to March, year to date 2026-01-01..2026-03-18; "the
  * next 7 days" runs 2026-03-18..25 and "more than 2 weeks overdue" is due before 2026-03-04.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-
-const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 
 /** A timestamp column as the organization's day (UTC), YYYY-MM-DD, in SQL. */
 const dayOf = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;

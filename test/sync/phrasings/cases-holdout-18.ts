@@ -10,6 +10,19 @@ import {
   must,
   listOf,
   shareOfReadings,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  STAGES,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  MAY,
+  LAST_WEEK,
+  THIS_WEEK,
+  NEXT_WEEK,
+  YEAR,
 } from "./truths.ts";
 
 /**
@@ -25,20 +38,6 @@ import {
  * days" runs 2026-03-18..2026-04-17, "the last 30 days" from 2026-02-16, and "more than 2 weeks
  * overdue" is due before 2026-03-04.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /**
  * The one name ranked first by `text` (rows of `name` and `n`, best first); throws on no rows or a
@@ -254,8 +253,6 @@ const superlatives: Case[] = [
 ];
 
 // 3. Aggregates ---------------------------------------------------------------------------------
-
-const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 
 const aggregates: Case[] = [
   // Mean owed over overdue invoices, per currency; the mean amount, or every unpaid one's, is wrong.

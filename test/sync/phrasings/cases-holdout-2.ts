@@ -1,5 +1,23 @@
 import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { within, aggregate, ratio, countOf, totalOf, only } from "./truths.ts";
+import {
+  within,
+  aggregate,
+  ratio,
+  countOf,
+  totalOf,
+  only,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  MAY,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q1,
+  YEAR,
+} from "./truths.ts";
 
 /**
  * The SECOND HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -12,19 +30,7 @@ import { within, aggregate, ratio, countOf, totalOf, only } from "./truths.ts";
  * to March.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** Invoices that stand: issued and not cancelled (for "every invoice" aggregates). */
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /** A top-N whose answer must also carry `extra` (its amount). */
 const topWith = async (t: Q, args: Parameters<Q["top"]>, extra: (t: Q) => Promise<string[]>) => {

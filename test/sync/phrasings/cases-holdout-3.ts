@@ -1,5 +1,23 @@
 import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { within, aggregate, ratio, countOf, totalOf, only, type Row } from "./truths.ts";
+import {
+  within,
+  aggregate,
+  ratio,
+  countOf,
+  totalOf,
+  only,
+  type Row,
+  UNPAID,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  MAY,
+  THIS_WEEK,
+  Q2,
+  YEAR,
+} from "./truths.ts";
 
 /**
  * The THIRD HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -11,18 +29,6 @@ import { within, aggregate, ratio, countOf, totalOf, only, type Row } from "./tr
  * Today is 2026-03-18, a Wednesday: this week is 2026-03-16..22, this month March, Q1 January to
  * March, Q2 April to June.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const Q2 = ["2026-04-01", "2026-07-01"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /**
  * The one name that ranks first in `text` (rows of `name` and `n`, best first); throws on a tie

@@ -1,5 +1,20 @@
 import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { within, aggregate, ratio, countOf, totalOf, only, best, type Row } from "./truths.ts";
+import {
+  within,
+  aggregate,
+  ratio,
+  countOf,
+  totalOf,
+  only,
+  best,
+  type Row,
+  UNPAID,
+  OPEN_DEAL,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  NEXT_WEEK,
+} from "./truths.ts";
 
 /**
  * The FOURTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -12,13 +27,6 @@ import { within, aggregate, ratio, countOf, totalOf, only, best, type Row } from
  * week 2026-03-23..29, last weekend 2026-03-14..15, this month March.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
 const LAST_WEEKEND = ["2026-03-14", "2026-03-16"] as const;
 
 /**

@@ -1,5 +1,22 @@
 import { addDays, followUps, phrasings, type Case, type Expectation, type Q } from "./grade.ts";
-import { within, besides, aggregate, ratio, countOf, totalOf, only, best, type Row } from "./truths.ts";
+import {
+  within,
+  besides,
+  aggregate,
+  ratio,
+  countOf,
+  totalOf,
+  only,
+  best,
+  type Row,
+  UNPAID,
+  OPEN_DEAL,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  Q1,
+} from "./truths.ts";
 
 /**
  * The FIFTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -12,17 +29,9 @@ import { within, besides, aggregate, ratio, countOf, totalOf, only, best, type R
  * yesterday 2026-03-17, this month March, last month February, Q1 2026-01-01..03-31.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** A skill level as a rank (beginner 1 .. expert 4), for `column` (a skills row's level). */
 const RANK = (column: string) =>
   `CASE ${column} WHEN 'beginner' THEN 1 WHEN 'intermediate' THEN 2 WHEN 'advanced' THEN 3 WHEN 'expert' THEN 4 END`;
-
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
 
 /**
  * The first `n` distinct names of `text` (rows of `name` and `n`, best first); throws when the

@@ -7,7 +7,25 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
-import { within, besides, aggregate, ratio, countOf, only, best, type Row } from "./truths.ts";
+import {
+  within,
+  besides,
+  aggregate,
+  ratio,
+  countOf,
+  only,
+  best,
+  type Row,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  Q2,
+} from "./truths.ts";
 
 /**
  * The SIXTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -20,17 +38,7 @@ import { within, besides, aggregate, ratio, countOf, only, best, type Row } from
  * this month March, last month February, Q1 2026-01-01..03-31, Q2 2026-04-01..06-30.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 const PRIORITY = "'priority' = ANY(coalesce(tags, '{}'))";
-
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const Q2 = ["2026-04-01", "2026-07-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
 
 /** A total per currency present (it must exist); the totals of `wrong` sets absent. */
 const totalOf = async (t: Q, resource: Resource, column: string, where: string, wrong: string[] = []) =>

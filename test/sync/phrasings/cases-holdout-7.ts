@@ -7,7 +7,23 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
-import { within, besides, aggregate, countOf, totalOf, only, best } from "./truths.ts";
+import {
+  within,
+  besides,
+  aggregate,
+  countOf,
+  totalOf,
+  only,
+  best,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  MAY,
+  WEEK_AFTER_NEXT,
+} from "./truths.ts";
 
 /**
  * The SEVENTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -20,16 +36,7 @@ import { within, besides, aggregate, countOf, totalOf, only, best } from "./trut
  * 2026-03-30..04-05, this month March; 2026-03-07..08 and 2026-02-28..03-01 are weekends.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
 const WEEK_BEFORE_LAST = ["2026-03-02", "2026-03-09"] as const;
-const WEEK_AFTER_NEXT = ["2026-03-30", "2026-04-06"] as const;
 
 /**
  * The first `n` names of a ranking (`text` yields rows of `name` and `n`, best first): throws on a

@@ -7,7 +7,19 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
-import { type Row } from "./truths.ts";
+import {
+  type Row,
+  UNPAID,
+  STANDING,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  LAST_WEEK,
+  THIS_WEEK,
+  NEXT_WEEK,
+  Q2,
+} from "./truths.ts";
 
 /**
  * The EIGHTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -20,21 +32,11 @@ import { type Row } from "./truths.ts";
  * week 2026-03-23..29, this month March, last month February, next month April, Q2 April to June.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const STANDING = "s IN ('open', 'overdue', 'paid')";
 const PIPELINE = "stage IN ('lead', 'qualified', 'proposal')";
 
 /** `column` in [from, to) (`to` exclusive), as a where clause. */
 const between = (column: string, from: string, to: string) =>
   `${column} >= '${from}' AND ${column} < '${to}'`;
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
-const Q2 = ["2026-04-01", "2026-07-01"] as const;
 
 /** The values of `wrong` that are not in `right`. */
 const except = (right: readonly string[], wrong: readonly string[]) =>

@@ -7,7 +7,23 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
-import { within, besides, aggregate, only, type Row } from "./truths.ts";
+import {
+  within,
+  besides,
+  aggregate,
+  only,
+  type Row,
+  UNPAID,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  THIS_WEEK,
+  NEXT_WEEK,
+  Q1,
+  YEAR,
+} from "./truths.ts";
 
 /**
  * The NINTH HOLDOUT phrasing exam: 84 owners' questions (12 per category) in the seven categories
@@ -19,18 +35,6 @@ import { within, besides, aggregate, only, type Row } from "./truths.ts";
  * 2026-03-18, a Wednesday: this week is 2026-03-16..22, next week 2026-03-23..29, last month
  * ("prev month") February, this year 2026.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
-const YEAR = ["2026-01-01", "2027-01-01"] as const;
 
 /** A ratio as the expectation. */
 const ratio = async (share: Promise<string[]>): Promise<Expectation> => ({ present: await share });

@@ -7,7 +7,22 @@ import {
   type Q,
   type Resource,
 } from "./grade.ts";
-import { within, ratio, only } from "./truths.ts";
+import {
+  within,
+  ratio,
+  only,
+  UNPAID,
+  STANDING,
+  OPEN_DEAL,
+  JANUARY,
+  FEBRUARY,
+  MARCH,
+  APRIL,
+  MAY,
+  THIS_WEEK,
+  NEXT_WEEK,
+  Q1,
+} from "./truths.ts";
 
 /**
  * The HOLDOUT phrasing exam: owners' questions in the seven categories of the phrasing exam,
@@ -18,19 +33,7 @@ import { within, ratio, only } from "./truths.ts";
  * week 2026-03-23..29, this month March, Q1 January to March.
  */
 
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 /** Invoices that stand: issued and not cancelled (for "every invoice" aggregates). */
-const STANDING = "s IN ('open', 'overdue', 'paid')";
-
-const JANUARY = ["2026-01-01", "2026-02-01"] as const;
-const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
-const MARCH = ["2026-03-01", "2026-04-01"] as const;
-const APRIL = ["2026-04-01", "2026-05-01"] as const;
-const MAY = ["2026-05-01", "2026-06-01"] as const;
-const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
-const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
-const Q1 = ["2026-01-01", "2026-04-01"] as const;
 
 /** A top-N whose answer must also carry `extra` (its amount). */
 const topWith = async (t: Q, args: Parameters<Q["top"]>, extra: (t: Q) => Promise<string[]>) => {

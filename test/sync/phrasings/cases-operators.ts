@@ -1,4 +1,5 @@
 import { followUps, phrasings, type Case } from "./grade.ts";
+import { UNPAID, OPEN_DEAL } from "./truths.ts";
 
 /**
  * The phrasing exam's cases for the ways of speaking that belong to every question rather than to
@@ -9,9 +10,6 @@ import { followUps, phrasings, type Case } from "./grade.ts";
  * ranges without "from", "since monday" and "since the 10th", and the payments of an invoice said by
  * its number. Today is 2026-03-18, a Wednesday; conventions are grade.ts's.
  */
-
-const UNPAID = "s IN ('open', 'overdue')";
-const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
 
 /** `column` in [from, to) (`to` exclusive), as a where clause. */
 const within = (column: string, from: string, to: string) => `${column} >= '${from}' AND ${column} < '${to}'`;

@@ -147,3 +147,28 @@ export const shareOfReadings = (
   whole: string,
   wrong: Array<[string, string]> = [],
 ) => shares(t, resource, part, whole, wrong, true);
+
+/*
+ * The words and periods every exam writes its truths in. Today, in the harness, is 2026-03-18, a
+ * Wednesday; a period is [from, to), `to` exclusive, weeks start on Monday.
+ */
+
+/** Invoices owed (shown status open or overdue), those that stand (paid too), deals still in play. */
+export const UNPAID = "s IN ('open', 'overdue')";
+export const STANDING = "s IN ('open', 'overdue', 'paid')";
+export const OPEN_DEAL = "stage IN ('lead', 'qualified', 'proposal')";
+export const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
+
+export const JANUARY = ["2026-01-01", "2026-02-01"] as const;
+export const FEBRUARY = ["2026-02-01", "2026-03-01"] as const;
+export const MARCH = ["2026-03-01", "2026-04-01"] as const;
+export const APRIL = ["2026-04-01", "2026-05-01"] as const;
+export const MAY = ["2026-05-01", "2026-06-01"] as const;
+export const YESTERDAY = ["2026-03-17", "2026-03-18"] as const;
+export const LAST_WEEK = ["2026-03-09", "2026-03-16"] as const;
+export const THIS_WEEK = ["2026-03-16", "2026-03-23"] as const;
+export const NEXT_WEEK = ["2026-03-23", "2026-03-30"] as const;
+export const WEEK_AFTER_NEXT = ["2026-03-30", "2026-04-06"] as const;
+export const Q1 = ["2026-01-01", "2026-04-01"] as const;
+export const Q2 = ["2026-04-01", "2026-07-01"] as const;
+export const YEAR = ["2026-01-01", "2027-01-01"] as const;
